@@ -1,0 +1,156 @@
+/**
+ * DO NOT EDIT. Generated from openapi.yaml by `npm run generate` (scripts/generate.ts).
+ * Edit openapi.yaml and run the command again.
+ */
+
+export interface paths {
+    "/plants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a plant to the store
+         * @description Stores a new plant under the id the client chooses. A 200 answer means
+         *     the plant is durably stored. Sending the same id with the same name and
+         *     tag again is a safe retry and answers 200; the same id with different
+         *     content answers 409.
+         */
+        post: operations["createPlant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description A plant as the store reports it. */
+        Plant: {
+            /** @description The plant's common name. */
+            name: string;
+            /** @description An optional free-form label, such as where the plant lives. */
+            tag?: string;
+        };
+        /** @description A plant to store, with the id the client chose for it. */
+        NewPlant: components["schemas"]["Plant"] & {
+            /**
+             * Format: int64
+             * @description The plant's id, unique in the store. Any 64-bit signed integer.
+             */
+            id: number | bigint;
+        };
+        /** @description What went wrong. */
+        Error: {
+            /**
+             * Format: int32
+             * @description The HTTP status code of the answer.
+             */
+            error: number;
+            /** @description A human-readable explanation, naming the offending field where there is one. */
+            message: string;
+        };
+    };
+    responses: {
+        /** @description The request is invalid (malformed JSON, a missing or wrong-typed field), or failed unexpectedly. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No bearer token was sent, or the token is not one of the service's. */
+        Unauthorized: {
+            headers: {
+                /** @description The bearer challenge, as in RFC 6750: `Bearer realm="plants"`, with `error="invalid_token"` when a token was rejected. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A plant with this id is already stored with a different name or tag. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body is larger than the service accepts (1 MiB). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body is not sent as `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The service failed unexpectedly. The details are logged, never sent. */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    createPlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The plant to store, with the id the client chose for it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description The plant is stored. The answer echoes it without its id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+}

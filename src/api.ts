@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify'
+import { bearerGuard } from './auth.js'
+import type { Handlers } from './openapi/handler-types.js'
+import type { OpenApiDocument } from './openapi/document.js'
+import { registerRoutes } from './openapi/register.js'
+import { routesFromDocument } from './openapi/routes.js'
+import { jsonBodyParser } from './json-body.js'
+
+export interface ApiOptions {
+  document: OpenApiDocument
+  handlers: Handlers
+  tokens: string[]
+}
+
+/**
+ * The API's own encapsulated scope: every operation in the document, behind its guards.
+ * Nothing registered here reaches /docs or the health probes.
+ */
+export async function api (app: FastifyInstance, { document, handlers, tokens }: ApiOptions): Promise<void> {
+  // JSON only: any other media type answers 415 instead of reaching validation.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
+  const bearer = await bearerGuard(app, tokens)
+  registerRoutes(app, routesFromDocument(document), handlers, document, { 'http:bearer': bearer })
+}

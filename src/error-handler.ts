@@ -1,0 +1,23 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { NotFoundError, OWN_CODE_PREFIX } from './errors.js'
+
+const GENERIC_MESSAGE = 'Internal Server Error'
+
+/**
+ * The one place errors become answers, all in the contract's Error shape
+ * {error: <status>, message}. Client errors say what was wrong; anything else
+ * is logged in full and answered with a generic 500.
+ */
+export function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed')
+  }
+  // Our own 5xx errors (such as 503) carry messages written for clients; no other 5xx does.
+  const message = status < 500 || error.code?.startsWith(OWN_CODE_PREFIX) === true ? error.message : GENERIC_MESSAGE
+  return reply.code(status).send({ error: status, message })
+}
+
+export function notFoundHandler (request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return errorHandler(new NotFoundError(request.method, request.url), request, reply)
+}

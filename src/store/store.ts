@@ -1,0 +1,24 @@
+// The store's contract. It knows plants, not HTTP: the handler turns outcomes into statuses.
+
+export interface StoredPlant {
+  /** int64, kept exact: always a bigint here, whatever its size. */
+  id: bigint
+  name: string
+  tag?: string
+}
+
+/**
+ * created: the plant was written and committed.
+ * replayed: the identical plant was already stored; nothing was written.
+ * conflict: a different plant is stored under this id; nothing was written.
+ */
+export type CreateOutcome = 'created' | 'replayed' | 'conflict'
+
+export interface PlantStore {
+  /** Resolves only once the outcome is durable. */
+  create (plant: StoredPlant): Promise<CreateOutcome>
+  get (id: bigint): Promise<StoredPlant | undefined>
+  /** Rejects when the store cannot serve requests. */
+  ping (): Promise<void>
+  close (): Promise<void>
+}
