@@ -12,11 +12,16 @@ import { openStore } from './store/open.js'
 export const BODY_LIMIT = 1024 * 1024
 
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
-export async function buildApp (config: Config): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Where logs go; standard output when not given. */
+  logStream?: { write: (line: string) => void }
+}
+
+export async function buildApp (config: Config, { logStream }: BuildOptions = {}): Promise<FastifyInstance> {
   if (config.apiTokens.length === 0) throw new Error('buildApp needs at least one API token')
   const loaded = loadDocument()
   const app = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'], ...(logStream && { stream: logStream }) },
     bodyLimit: BODY_LIMIT
   })
   app.setValidatorCompiler(createValidatorCompiler())

@@ -23,10 +23,8 @@ async function main (): Promise<void> {
 
   const app = await buildApp(config)
   const address = await app.listen({ port: config.port, host: config.host })
-  process.stdout.write(`\nPlant Store is listening on ${address}\nAPI docs: ${address}${DOCS_PREFIX}\n`)
-  if (generated !== undefined) {
-    process.stdout.write(`No API_TOKENS set; this run accepts the generated token:\n  ${generated}\n\n`)
-  }
+  const tokenLine = generated === undefined ? '' : `No API_TOKENS set; this run accepts the generated token:\n  ${generated}\n`
+  process.stdout.write(`\nPlant Store is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n\n`)
 
   let closing = false
   const shutdown = (signal: string): void => {

@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance } from 'fastify'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import { buildApp } from '../src/app.js'
+import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { loadDocument } from '../src/openapi/document.js'
 import { openSqliteStore } from '../src/store/sqlite.js'
@@ -19,8 +19,8 @@ export function testConfig (t: Test, overrides: Partial<Config> = {}): Config {
 }
 
 /** The app on a fresh SQLite file (or the given config), closed when the test ends. */
-export async function buildTestApp (t: Test, config: Config = testConfig(t)): Promise<FastifyInstance> {
-  const app = await buildApp(config)
+export async function buildTestApp (t: Test, config: Config = testConfig(t), options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = await buildApp(config, options)
   t.teardown(() => app.close())
   return app
 }
@@ -32,14 +32,14 @@ export function openStoreOf (t: Test, config: Config): PlantStore {
   return store
 }
 
-const ajv = new Ajv2020({ strict: false })
+const ajv = new Ajv2020({ strict: false, formats: { int32: true } })
 const validateError = ajv.compile(document.components.schemas.Error)
 
 /** Asserts an answer is the contract's Error, judged by the document's own Error schema. */
 export function assertError (t: Test, response: { statusCode: number, json: () => any }, status: number, message?: RegExp): void {
   t.equal(response.statusCode, status, `status ${status}`)
   const body = response.json()
-  t.ok(validateError(body), `body matches the Error schema: ${JSON.stringify(validateError.errors)}`)
+  t.ok(validateError(body), 'body matches the document\'s Error schema', { errors: validateError.errors })
   t.equal(body.error, status, 'error field is the HTTP status')
   if (message !== undefined) t.match(body.message, message)
   t.notMatch(body.message, /\bat .+:\d+:\d+/, 'no stack trace')

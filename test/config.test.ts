@@ -1,0 +1,45 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from '../src/config.js'
+
+const TOKEN = 'a-valid-token-0123456789'
+
+t.test('defaults', async (t) => {
+  t.same(loadConfig({}), { port: 3000, host: '127.0.0.1', databaseUrl: DEFAULT_DATABASE_URL, apiTokens: [], logLevel: 'info' })
+})
+
+t.test('reads every variable', async (t) => {
+  t.same(loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'sqlite:/tmp/x.db', API_TOKENS: `${TOKEN},${TOKEN}-2`, LOG_LEVEL: 'debug' }), {
+    port: 8080, host: '0.0.0.0', databaseUrl: 'sqlite:/tmp/x.db', apiTokens: [TOKEN, `${TOKEN}-2`], logLevel: 'debug'
+  })
+})
+
+t.test('reads tokens from a file, one per line', async (t) => {
+  const file = join(t.testdir(), 'tokens')
+  writeFileSync(file, `# rotated monthly\n${TOKEN}\n\n${TOKEN}-2\n`)
+  t.same(loadConfig({ API_TOKENS_FILE: file }).apiTokens, [TOKEN, `${TOKEN}-2`])
+})
+
+t.test('lists every problem at once, clearly', async (t) => {
+  const err = t.throws(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', API_TOKENS: 'short' })) as Error
+  t.type(err, ConfigError)
+  t.match(err.message, /PORT must be an integer from 0 to 65535, got "eighty"/)
+  t.match(err.message, /DATABASE_URL must look like sqlite:<path>, got "mysql:\/\/x"/)
+  t.match(err.message, /LOG_LEVEL must be one of/)
+  t.match(err.message, /token #1 is shorter than 16 characters/)
+})
+
+t.test('refuses unusable tokens', async (t) => {
+  t.throws(() => loadConfig({ API_TOKENS: `${TOKEN}, ${TOKEN}` }), /token #2 has characters other than/)
+  t.throws(() => loadConfig({ API_TOKENS: `${TOKEN}\u0000abc` }), /token #1 has characters other than/)
+  t.throws(() => loadConfig({ API_TOKENS: `${TOKEN},` }), /token #2 is shorter/)
+  t.throws(() => loadConfig({ API_TOKENS: TOKEN, API_TOKENS_FILE: '/x' }), /either API_TOKENS or API_TOKENS_FILE/)
+  t.throws(() => loadConfig({ API_TOKENS_FILE: join(t.testdir(), 'missing') }), /API_TOKENS_FILE cannot be read/)
+  const empty = join(t.testdir(), 'empty')
+  writeFileSync(empty, '# nothing yet\n')
+  t.throws(() => loadConfig({ API_TOKENS_FILE: empty }), /API_TOKENS_FILE holds no token/)
+  t.throws(() => loadConfig({ PORT: '70000' }), /PORT/)
+  t.throws(() => loadConfig({ HOST: ' ' }), /HOST must not be empty/)
+  t.throws(() => loadConfig({ DATABASE_URL: 'sqlite:' }), /DATABASE_URL/)
+})

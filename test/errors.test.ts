@@ -1,0 +1,75 @@
+import Database from 'better-sqlite3'
+import t from 'tap'
+import { BODY_LIMIT } from '../src/app.js'
+import { assertError, AUTH, buildTestApp, openStoreOf, post, testConfig } from './helper.js'
+
+t.test('validation failures name the offending field', async (t) => {
+  const config = testConfig(t)
+  const app = await buildTestApp(t, config)
+  assertError(t, await post(app, { name: 'No id' }), 400, /body must have required property 'id'/)
+  assertError(t, await post(app, { id: 1 }), 400, /body must have required property 'name'/)
+  assertError(t, await post(app, { id: 1, name: 123 }), 400, /body\/name must be string/, )
+  assertError(t, await post(app, { id: 1, name: 'Fern', tag: 7 }), 400, /body\/tag must be string/)
+  assertError(t, await post(app, { id: 1, name: ['Fern'] }), 400, /body\/name must be string/)
+  assertError(t, await post(app, [{ id: 1, name: 'Fern' }]), 400, /body must be object/)
+  assertError(t, await post(app, 'null'), 400, /body must be object/)
+  assertError(t, await post(app, '"Fern"'), 400, /body must be object/)
+  t.equal(await openStoreOf(t, config).get(1n), undefined, 'nothing was stored')
+})
+
+t.test('bodies are not coerced', async (t) => {
+  const config = testConfig(t)
+  const app = await buildTestApp(t, config)
+  assertError(t, await post(app, { id: 1, name: true }), 400, /body\/name must be string/)
+  assertError(t, await post(app, { id: 1, name: 'Fern', tag: null }), 400, /body\/tag must be string/)
+  t.equal(await openStoreOf(t, config).get(1n), undefined)
+})
+
+t.test('malformed and empty JSON', async (t) => {
+  const app = await buildTestApp(t)
+  assertError(t, await post(app, '{"id": 1, "name": '), 400, /not valid JSON/)
+  assertError(t, await post(app, '{"id": 1, "name": "x"} trailing'), 400, /not valid JSON/)
+  assertError(t, await post(app, ''), 400, /Request body is empty/)
+  assertError(t, await post(app, '   '), 400, /Request body is empty/)
+  assertError(t, await post(app, '{"__proto__": {"admin": true}, "id": 1, "name": "x"}'), 400, /forbidden prototype property/)
+})
+
+t.test('a wrong or missing content type answers 415', async (t) => {
+  const app = await buildTestApp(t)
+  const body = JSON.stringify({ id: 1, name: 'Fern' })
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+    assertError(t, await post(app, body, { ...AUTH, 'content-type': type }), 415, /Unsupported Media Type/)
+  }
+  assertError(t, await post(app, body, { ...AUTH }), 415, /Unsupported Media Type/)
+  const ok = await post(app, body, { ...AUTH, 'content-type': 'application/json; charset=utf-8' })
+  t.equal(ok.statusCode, 200, 'application/json with a charset is JSON')
+})
+
+t.test('a body over 1 MiB answers 413', async (t) => {
+  const app = await buildTestApp(t)
+  const name = 'x'.repeat(BODY_LIMIT)
+  assertError(t, await post(app, { id: 1, name }), 413, /too large/)
+  const fits = await post(app, { id: 1, name: 'x'.repeat(BODY_LIMIT - 100) })
+  t.equal(fits.statusCode, 200, 'just under the limit is fine')
+})
+
+t.test('unknown routes answer 404', async (t) => {
+  const app = await buildTestApp(t)
+  assertError(t, await app.inject({ method: 'GET', url: '/nope' }), 404, /GET \/nope not found/)
+  assertError(t, await app.inject({ method: 'GET', url: '/plants', headers: AUTH }), 404)
+  assertError(t, await app.inject({ method: 'DELETE', url: '/plants/1', headers: AUTH }), 404)
+})
+
+t.test('an unexpected fault answers a generic 500 and logs the detail', async (t) => {
+  const config = testConfig(t, { logLevel: 'error' })
+  const logged: string[] = []
+  const app = await buildTestApp(t, config, { logStream: { write: (line: string) => { logged.push(line) } } })
+  // Break the real database under the running app: its table is gone.
+  const db = new Database(config.databaseUrl.slice('sqlite:'.length))
+  db.exec('DROP TABLE plants')
+  db.close()
+  const res = await post(app, { id: 1, name: 'Fern' })
+  assertError(t, res, 500, /^Internal Server Error$/)
+  t.notMatch(res.body, /plants|sqlite|table/i, 'no internals in the body')
+  t.match(logged.join(''), /no such table: plants/, 'the detail is logged')
+})

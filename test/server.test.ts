@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process'
+import { request } from 'node:http'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+
+const root = fileURLToPath(new URL('../', import.meta.url))
+
+function start (t: any, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/server.ts')], {
+    cwd: t.testdir(),
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => { stdout += chunk })
+  child.stderr.on('data', (chunk) => { stderr += chunk })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  t.teardown(() => { child.kill('SIGKILL') })
+  const listening = new Promise<{ url: string, token?: string }>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const url = /listening on (\S+)/.exec(stdout)?.[1]
+      if (url !== undefined && /API docs/.test(stdout)) resolve({ url, token: /generated token:\n\s+(\S+)/.exec(stdout)?.[1] })
+    })
+    exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
+  })
+  listening.catch(() => {}) // a test that expects the start to fail awaits `exited` instead
+  return { child, listening, exited, output: () => ({ stdout, stderr }) }
+}
+
+t.test('npm start works out of the box: a generated token, printed once with the docs URL', async (t) => {
+  const server = start(t, {})
+  const { url, token } = await server.listening
+  t.ok(token !== undefined && token.length >= 32, 'a strong token is printed')
+  t.match(server.output().stdout, `API docs: ${url}/docs`)
+  const res = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"id":1,"name":"Fern"}' })
+  t.equal(res.status, 200)
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  t.equal(server.output().stdout.split(token!).length, 2, 'the token appears exactly once in the output')
+})
+
+t.test('SIGTERM drains an in-flight request, then refuses new ones and exits 0', async (t) => {
+  const token = 'graceful-token-0123456789'
+  const server = start(t, { API_TOKENS: token })
+  const { url } = await server.listening
+  const { hostname, port } = new URL(url)
+  const body = '{"id":2,"name":"Slow fern"}'
+  // A request whose body is still arriving when the signal comes.
+  const answered = new Promise<{ status?: number, body: string }>((resolve, reject) => {
+    const req = request({ hostname, port, path: '/plants', method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      let text = ''
+      res.on('data', (c) => { text += c })
+      res.on('end', () => resolve({ status: res.statusCode, body: text }))
+    })
+    req.on('error', reject)
+    req.write(body.slice(0, 10))
+    setTimeout(() => {
+      server.child.kill('SIGTERM')
+      setTimeout(() => req.end(body.slice(10)), 300)
+    }, 200)
+  })
+  const res = await answered
+  t.equal(res.status, 200, 'the in-flight request is answered')
+  t.same(JSON.parse(res.body), { name: 'Slow fern' })
+  t.equal(await server.exited, 0, 'exits 0')
+  await t.rejects(fetch(`${url}/healthz`), 'new connections are refused')
+})
+
+t.test('a bad config stops the start with a clear message', async (t) => {
+  const server = start(t, { PORT: 'eighty', API_TOKENS: 'short' })
+  t.equal(await server.exited, 1)
+  t.match(server.output().stderr, /Invalid configuration:\n {2}- PORT must be an integer/)
+  t.match(server.output().stderr, /token #1 is shorter than 16 characters/)
+  t.notMatch(server.output().stderr, /at .+\.ts:\d+/, 'no stack trace')
+})
