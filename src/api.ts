@@ -4,6 +4,7 @@ import type { Handlers } from './openapi/handler-types.js'
 import type { OpenApiDocument } from './openapi/document.js'
 import { registerRoutes } from './openapi/register.js'
 import { routesFromDocument } from './openapi/routes.js'
+import { UnsupportedMediaTypeError } from './errors.js'
 import { jsonBodyParser } from './json-body.js'
 
 export interface ApiOptions {
@@ -20,6 +21,7 @@ export async function api (app: FastifyInstance, { document, handlers, tokens }:
   // JSON only: any other media type answers 415 instead of reaching validation.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
+  app.addContentTypeParser('*', (request, _payload, done) => done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? 'none')))
   const bearer = await bearerGuard(app, tokens)
   registerRoutes(app, routesFromDocument(document), handlers, document, { 'http:bearer': bearer })
 }

@@ -13,13 +13,12 @@ const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
 const MAX_INTEGER_DIGITS = 20
 
 export function parseJsonBody (text: string): unknown {
-  if (text.trim() === '') throw new EmptyBodyError()
   let value: unknown
   try {
     // secure-json-parse is JSON.parse plus a refusal of __proto__ and constructor.prototype keys.
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (err) {
-    throw new BadJsonError((err as Error).message)
+    throw text.trim() === '' ? new EmptyBodyError() : new BadJsonError((err as Error).message)
   }
   return MAY_LOSE_PRECISION.test(text) ? losslessParse(text, null, exactNumber) : value
 }
