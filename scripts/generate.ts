@@ -1,16 +1,14 @@
 // Regenerates generated/openapi.d.ts from openapi.yaml with openapi-typescript.
 // With --check it writes nothing, and fails with a diff when generated/ is stale.
+// Usage: generate.ts [--check] [document [output]]; paths are relative to the working
+// directory, by default openapi.yaml and generated/openapi.d.ts (npm runs scripts at the root).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { join, relative, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
-
-const root = new URL('../', import.meta.url)
-const documentUrl = new URL('openapi.yaml', root)
-const outputPath = new URL('generated/openapi.d.ts', root)
 
 const HEADER = `/**
  * DO NOT EDIT. Generated from openapi.yaml by \`npm run generate\` (scripts/generate.ts).
@@ -19,7 +17,7 @@ const HEADER = `/**
 
 `
 
-export async function generate (document: URL = documentUrl): Promise<string> {
+export async function generate (document: URL): Promise<string> {
   const ast = await openapiTS(document, {
     // JSON numbers above 2^53 arrive as bigint (src/json-body.ts): say so in the types,
     // so no handler can treat an int64 as a plain, lossy number.
@@ -35,27 +33,32 @@ export async function generate (document: URL = documentUrl): Promise<string> {
 }
 
 async function main (): Promise<void> {
-  const fresh = await generate()
+  const [documentArg, outputArg] = process.argv.slice(2).filter((arg) => arg !== '--check')
+  const documentUrl = pathToFileURL(resolve(documentArg ?? 'openapi.yaml'))
+  const outputPath = pathToFileURL(resolve(outputArg ?? 'generated/openapi.d.ts'))
+  const fresh = await generate(documentUrl)
+  const outputName = relative(process.cwd(), fileURLToPath(outputPath))
   if (!process.argv.includes('--check')) {
     writeFileSync(outputPath, fresh)
-    console.log('wrote generated/openapi.d.ts')
+    console.log(`wrote ${outputName}`)
     return
   }
   const committed = readFileSync(outputPath, 'utf8')
   if (committed === fresh) {
-    console.log('generated/ is up to date with openapi.yaml')
+    console.log(`${outputName} is up to date`)
     return
   }
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-generate-'))
   try {
     const freshPath = join(dir, 'openapi.d.ts')
     writeFileSync(freshPath, fresh)
-    spawnSync('diff', ['-u', '--label', 'generated/openapi.d.ts (committed)', '--label', 'generated/openapi.d.ts (from openapi.yaml)', outputPath.pathname, freshPath], { stdio: 'inherit' })
+    spawnSync('diff', ['-u', '--label', `${outputName} (committed)`, '--label', `${outputName} (from the document)`, fileURLToPath(outputPath), freshPath], { stdio: 'inherit' })
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  console.error('\ngenerated/ is stale: run `npm run generate` and commit the result.')
+  console.error(`\n${outputName} is stale: run \`npm run generate\` and commit the result.`)
   process.exitCode = 1
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await main()
+// Run as a script (possibly through a symlink), not when imported by a test.
+if (realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await main()

@@ -36,7 +36,7 @@ for (const route of guarded) {
     assertError(t, empty, 401)
 
     const prefix = await send(app, `Bearer ${TOKEN.slice(0, -1)}`)
-    assertError(t, prefix, 401, /Invalid bearer token/, )
+    assertError(t, prefix, 401, /Invalid bearer token/)
 
     for (const word of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
       const res = await send(app, `${word} ${TOKEN}`)

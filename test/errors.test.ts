@@ -8,7 +8,7 @@ t.test('validation failures name the offending field', async (t) => {
   const app = await buildTestApp(t, config)
   assertError(t, await post(app, { name: 'No id' }), 400, /body must have required property 'id'/)
   assertError(t, await post(app, { id: 1 }), 400, /body must have required property 'name'/)
-  assertError(t, await post(app, { id: 1, name: 123 }), 400, /body\/name must be string/, )
+  assertError(t, await post(app, { id: 1, name: 123 }), 400, /body\/name must be string/)
   assertError(t, await post(app, { id: 1, name: 'Fern', tag: 7 }), 400, /body\/tag must be string/)
   assertError(t, await post(app, { id: 1, name: ['Fern'] }), 400, /body\/name must be string/)
   assertError(t, await post(app, [{ id: 1, name: 'Fern' }]), 400, /body must be object/)

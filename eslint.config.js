@@ -1,0 +1,7 @@
+import neostandard from 'neostandard'
+
+// The Fastify ecosystem's style (standard), with its TypeScript rules.
+export default neostandard({
+  ts: true,
+  ignores: ['dist/**', 'generated/**', 'coverage/**', '.tap/**']
+})

@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+
+const root = fileURLToPath(new URL('../', import.meta.url))
+
+async function waitFor (what: string, check: () => boolean, ms = 60_000): Promise<void> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(200)) {
+    if (check()) return
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+// `npm run dev:codegen`, the codegen half of `npm run dev`, run as written in package.json,
+// in a scratch copy of the project's contract: never the real openapi.yaml.
+t.test('npm run dev regenerates the types when openapi.yaml changes', async (t) => {
+  // Outside the project: tsx watch ignores files under dot-folders such as tap's .tap/.
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-dev-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  copyFileSync(join(root, 'package.json'), join(dir, 'package.json'))
+  copyFileSync(join(root, 'openapi.yaml'), join(dir, 'openapi.yaml'))
+  mkdirSync(join(dir, 'generated'))
+  symlinkSync(join(root, 'scripts'), join(dir, 'scripts'))
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+  const output = join(dir, 'generated', 'openapi.d.ts')
+  const read = () => { try { return readFileSync(output, 'utf8') } catch { return '' } }
+
+  const dev = spawn('npm', ['run', 'dev:codegen'], { cwd: dir, stdio: 'ignore', detached: true })
+  t.teardown(() => { try { process.kill(-dev.pid!, 'SIGKILL') } catch {} })
+
+  await waitFor('the first generation', () => read().includes('NewPlant'))
+  t.notMatch(read(), /height/)
+  await sleep(2000) // tsx starts watching once its first run is under way
+
+  const spec = readFileSync(join(dir, 'openapi.yaml'), 'utf8')
+  writeFileSync(join(dir, 'openapi.yaml'), spec.replace(
+    '        tag:\n          type: string\n',
+    '        tag:\n          type: string\n        height:\n          type: number\n'
+  ))
+  await waitFor('the regeneration', () => read().includes('height?: number;'))
+  t.pass('the edit reached generated/openapi.d.ts')
+  t.equal(readFileSync(join(root, 'openapi.yaml'), 'utf8'), spec, 'the real openapi.yaml is untouched')
+})
