@@ -1,13 +1,20 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isMap, isScalar, isSeq, parseDocument } from 'yaml'
 import type { LoadedDocument, OpenApiDocument } from './openapi/document.js'
 
 export const DOCS_PREFIX = '/docs'
+export const DOCS_TITLE = 'Plant Store API'
 
-/** The document with its {base_url} server variable pointing at the instance that serves it. */
-export function forInstance (document: OpenApiDocument, request: FastifyRequest): OpenApiDocument {
-  const baseUrl = `${request.protocol}://${request.host}`
+// The document as served describes the instance serving it: every server's {base_url}
+// variable defaults to the address the client reached. The committed file stays as it is.
+
+function baseUrlOf (request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`
+}
+
+export function documentForInstance (document: OpenApiDocument, baseUrl: string): OpenApiDocument {
   return {
     ...document,
     servers: (document.servers ?? []).map((server: any) => server.variables?.base_url === undefined
@@ -16,17 +23,44 @@ export function forInstance (document: OpenApiDocument, request: FastifyRequest)
   }
 }
 
+/** The YAML text with only the base_url defaults rewritten: comments and layout are kept byte for byte. */
+export function yamlForInstance (text: string): (baseUrl: string) => string {
+  const servers = parseDocument(text).get('servers', true)
+  const ranges: Array<[number, number]> = []
+  for (const server of isSeq(servers) ? servers.items : []) {
+    const value = isMap(server) ? server.getIn(['variables', 'base_url', 'default'], true) : undefined
+    if (isScalar(value) && value.range != null) ranges.push([value.range[0], value.range[1]])
+  }
+  return (baseUrl) => {
+    let out = ''
+    let at = 0
+    for (const [start, end] of ranges) {
+      out += text.slice(at, start) + JSON.stringify(baseUrl)
+      at = end
+    }
+    return out + text.slice(at)
+  }
+}
+
 /** Public documentation: Swagger UI from local assets, and the document itself. */
 export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDocument }): Promise<void> {
+  const yamlFor = yamlForInstance(loaded.text)
   await app.register(swagger, { mode: 'static', specification: { document: loaded.document as any } })
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
-    // No call to the public validator badge service: the page only talks to this instance.
-    uiConfig: { validatorUrl: null, persistAuthorization: true },
-    // Try it out must reach this instance, whatever HOST and PORT it listens on.
-    transformSpecification: (spec, request) => forInstance(spec, request),
+    theme: { title: DOCS_TITLE },
+    uiConfig: {
+      // BaseLayout has no "Explore" bar that would load an arbitrary URL.
+      layout: 'BaseLayout',
+      // The page talks to this instance only: no call to the public validator badge service.
+      validatorUrl: null,
+      // Keep the token through a reload.
+      persistAuthorization: true
+    },
+    transformSpecification: (spec, request) => documentForInstance(spec, baseUrlOf(request)),
     transformSpecificationClone: true
   })
-  app.get('/openapi.yaml', { schema: { hide: true } }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(loaded.text))
-  app.get('/openapi.json', { schema: { hide: true } }, async () => loaded.document)
+  app.get('/openapi.yaml', { schema: { hide: true } }, async (request, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(yamlFor(baseUrlOf(request))))
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) => documentForInstance(loaded.document, baseUrlOf(request)))
 }

@@ -144,6 +144,9 @@ t.test('the app fails closed on security it does not implement', async (t) => {
 })
 
 t.test('the document must stay within what the router supports', async (t) => {
+  t.throws(() => routesFromDocument({ ...fixture, openapi: '3.0.3' }), /only OpenAPI 3.1 documents are supported, got 3.0.3/)
+  t.throws(() => routesFromDocument({ ...fixture, jsonSchemaDialect: 'http://json-schema.org/draft-07/schema#' }), /jsonSchemaDialect http:\/\/json-schema.org\/draft-07\/schema# is not supported/)
+  t.doesNotThrow(() => routesFromDocument({ ...fixture, jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema' }))
   const op = (extra: object) => ({ ...fixture, paths: { '/x': { post: { operationId: 'x', responses: {}, ...extra } } } })
   t.throws(() => routesFromDocument({ ...fixture, paths: { '/x': { get: { responses: {} } } } }), /GET \/x has no operationId/)
   t.throws(() => routesFromDocument(op({ requestBody: { required: true, content: { 'text/plain': { schema: {} } } } })), /only an application\/json request body/)

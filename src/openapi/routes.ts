@@ -22,12 +22,17 @@ export interface RouteSpec {
   }
 }
 
+// OpenAPI 3.1's default dialect is its base dialect: JSON Schema 2020-12 plus OpenAPI's
+// annotations. That, or plain 2020-12, is what validation.ts validates with.
+const DIALECTS = new Set([undefined, 'https://spec.openapis.org/oas/3.1/dialect/base', 'https://json-schema.org/draft/2020-12/schema'])
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 const JSON_MEDIA_TYPE = 'application/json'
 const SCHEMA_PREFIX = '#/components/schemas/'
 const PARAMETER_PARTS = { path: 'params', query: 'querystring', header: 'headers' } as const
 
 export function routesFromDocument (doc: OpenApiDocument): RouteSpec[] {
+  if (!/^3\.1\.\d+$/.test(String(doc.openapi))) throw new Error(`only OpenAPI 3.1 documents are supported, got ${doc.openapi}`)
+  if (!DIALECTS.has(doc.jsonSchemaDialect)) throw new Error(`jsonSchemaDialect ${doc.jsonSchemaDialect} is not supported; use JSON Schema 2020-12`)
   const routes: RouteSpec[] = []
   for (const [path, rawItem] of Object.entries<any>(doc.paths ?? {})) {
     const pathItem = resolve(doc, rawItem)
