@@ -28,7 +28,10 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
 
-  const store = await openStore(config.databaseUrl)
+  const store = await openStore(config.databaseUrl, {
+    pgPoolSize: config.pgPoolSize,
+    onIdleError: (err) => app.log.warn({ err }, 'idle database connection failed')
+  })
   app.addHook('onClose', async () => await store.close())
 
   try {

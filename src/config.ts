@@ -6,12 +6,15 @@ export interface Config {
   port: number
   host: string
   databaseUrl: string
+  /** Most connections each instance opens to PostgreSQL. */
+  pgPoolSize: number
   /** The accepted bearer tokens. Empty means "generate one at start" (see server.ts). */
   apiTokens: string[]
   logLevel: LogLevel
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plants.db'
+export const DEFAULT_PG_POOL_SIZE = 10
 export const MIN_TOKEN_LENGTH = 16
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -41,8 +44,13 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (host.trim() === '') problems.push('HOST must not be empty')
 
   const databaseUrl = env.DATABASE_URL ?? DEFAULT_DATABASE_URL
-  if (!databaseUrl.startsWith('sqlite:') || databaseUrl.length === 'sqlite:'.length) {
-    problems.push(`DATABASE_URL must look like sqlite:<path>, got "${databaseUrl}"`)
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must look like sqlite:<path> or postgres://user:password@host:port/database, got "${redactUrl(databaseUrl)}"`)
+  }
+
+  const pgPoolSize = Number(env.PG_POOL_SIZE ?? DEFAULT_PG_POOL_SIZE)
+  if (!Number.isInteger(pgPoolSize) || pgPoolSize < 1 || pgPoolSize > 1000) {
+    problems.push(`PG_POOL_SIZE must be an integer from 1 to 1000, got "${env.PG_POOL_SIZE}"`)
   }
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel
@@ -53,7 +61,12 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const apiTokens = readTokens(env, problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, apiTokens, logLevel }
+  return { port, host, databaseUrl, pgPoolSize, apiTokens, logLevel }
+}
+
+/** A database URL fit for messages and logs: any password is masked. */
+export function redactUrl (url: string): string {
+  return url.replace(/^(\w+:\/\/[^:/@]*:)[^@]*@/, '$1***@')
 }
 
 function readTokens (env: Record<string, string | undefined>, problems: string[]): string[] {

@@ -48,7 +48,7 @@ for (const route of guarded) {
 t.test('several tokens are each accepted', async (t) => {
   const { testConfig } = await import('./helper.js')
   const other = 'second-token-abcdefghijklmnop'
-  const app = await buildTestApp(t, testConfig(t, { apiTokens: [TOKEN, other] }))
+  const app = await buildTestApp(t, await testConfig(t, { apiTokens: [TOKEN, other] }))
   for (const token of [TOKEN, other]) {
     const res = await app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: { id: 1, name: 'Fern' } })
     t.equal(res.statusCode, 200)

@@ -6,13 +6,17 @@ import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from '../src/config.js'
 const TOKEN = 'a-valid-token-0123456789'
 
 t.test('defaults', async (t) => {
-  t.same(loadConfig({}), { port: 3000, host: '127.0.0.1', databaseUrl: DEFAULT_DATABASE_URL, apiTokens: [], logLevel: 'info' })
+  t.same(loadConfig({}), { port: 3000, host: '127.0.0.1', databaseUrl: DEFAULT_DATABASE_URL, pgPoolSize: 10, apiTokens: [], logLevel: 'info' })
 })
 
 t.test('reads every variable', async (t) => {
   t.same(loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'sqlite:/tmp/x.db', API_TOKENS: `${TOKEN},${TOKEN}-2`, LOG_LEVEL: 'debug' }), {
-    port: 8080, host: '0.0.0.0', databaseUrl: 'sqlite:/tmp/x.db', apiTokens: [TOKEN, `${TOKEN}-2`], logLevel: 'debug'
+    port: 8080, host: '0.0.0.0', databaseUrl: 'sqlite:/tmp/x.db', pgPoolSize: 10, apiTokens: [TOKEN, `${TOKEN}-2`], logLevel: 'debug'
   })
+  for (const url of ['postgres://u:p@db:5432/plants', 'postgresql://db/plants']) {
+    t.equal(loadConfig({ DATABASE_URL: url, PG_POOL_SIZE: '25' }).databaseUrl, url)
+    t.equal(loadConfig({ DATABASE_URL: url, PG_POOL_SIZE: '25' }).pgPoolSize, 25)
+  }
 })
 
 t.test('reads tokens from a file, one per line', async (t) => {
@@ -25,7 +29,7 @@ t.test('lists every problem at once, clearly', async (t) => {
   const err = t.throws(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', API_TOKENS: 'short' })) as Error
   t.type(err, ConfigError)
   t.match(err.message, /PORT must be an integer from 0 to 65535, got "eighty"/)
-  t.match(err.message, /DATABASE_URL must look like sqlite:<path>, got "mysql:\/\/x"/)
+  t.match(err.message, /DATABASE_URL must look like sqlite:<path> or postgres:\/\/user:password@host:port\/database, got "mysql:\/\/x"/)
   t.match(err.message, /LOG_LEVEL must be one of/)
   t.match(err.message, /token #1 is shorter than 16 characters/)
 })
@@ -42,4 +46,8 @@ t.test('refuses unusable tokens', async (t) => {
   t.throws(() => loadConfig({ PORT: '70000' }), /PORT/)
   t.throws(() => loadConfig({ HOST: ' ' }), /HOST must not be empty/)
   t.throws(() => loadConfig({ DATABASE_URL: 'sqlite:' }), /DATABASE_URL/)
+  t.throws(() => loadConfig({ DATABASE_URL: 'postgres://' }), /DATABASE_URL/)
+  t.throws(() => loadConfig({ PG_POOL_SIZE: '0' }), /PG_POOL_SIZE must be an integer from 1 to 1000/)
+  const secret = t.throws(() => loadConfig({ DATABASE_URL: 'mysql://admin:hunter2@db/x' })) as Error
+  t.notMatch(secret.message, /hunter2/, 'a password never appears in the message')
 })

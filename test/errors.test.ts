@@ -1,10 +1,9 @@
-import Database from 'better-sqlite3'
 import t from 'tap'
 import { BODY_LIMIT } from '../src/app.js'
-import { assertError, AUTH, buildTestApp, openStoreOf, post, testConfig } from './helper.js'
+import { assertError, AUTH, buildTestApp, dropPlantsTable, openStoreOf, post, testConfig } from './helper.js'
 
 t.test('validation failures name the offending field', async (t) => {
-  const config = testConfig(t)
+  const config = await testConfig(t)
   const app = await buildTestApp(t, config)
   assertError(t, await post(app, { name: 'No id' }), 400, /body must have required property 'id'/)
   assertError(t, await post(app, { id: 1 }), 400, /body must have required property 'name'/)
@@ -14,15 +13,15 @@ t.test('validation failures name the offending field', async (t) => {
   assertError(t, await post(app, [{ id: 1, name: 'Fern' }]), 400, /body must be object/)
   assertError(t, await post(app, 'null'), 400, /body must be object/)
   assertError(t, await post(app, '"Fern"'), 400, /body must be object/)
-  t.equal(await openStoreOf(t, config).get(1n), undefined, 'nothing was stored')
+  t.equal(await (await openStoreOf(t, config.databaseUrl)).get(1n), undefined, 'nothing was stored')
 })
 
 t.test('bodies are not coerced', async (t) => {
-  const config = testConfig(t)
+  const config = await testConfig(t)
   const app = await buildTestApp(t, config)
   assertError(t, await post(app, { id: 1, name: true }), 400, /body\/name must be string/)
   assertError(t, await post(app, { id: 1, name: 'Fern', tag: null }), 400, /body\/tag must be string/)
-  t.equal(await openStoreOf(t, config).get(1n), undefined)
+  t.equal(await (await openStoreOf(t, config.databaseUrl)).get(1n), undefined)
 })
 
 t.test('malformed and empty JSON', async (t) => {
@@ -61,15 +60,12 @@ t.test('unknown routes answer 404', async (t) => {
 })
 
 t.test('an unexpected fault answers a generic 500 and logs the detail', async (t) => {
-  const config = testConfig(t, { logLevel: 'error' })
+  const config = await testConfig(t, { logLevel: 'error' })
   const logged: string[] = []
   const app = await buildTestApp(t, config, { logStream: { write: (line: string) => { logged.push(line) } } })
-  // Break the real database under the running app: its table is gone.
-  const db = new Database(config.databaseUrl.slice('sqlite:'.length))
-  db.exec('DROP TABLE plants')
-  db.close()
+  await dropPlantsTable(config.databaseUrl)
   const res = await post(app, { id: 1, name: 'Fern' })
   assertError(t, res, 500, /^Internal Server Error$/)
   t.notMatch(res.body, /plants|sqlite|table/i, 'no internals in the body')
-  t.match(logged.join(''), /no such table: plants/, 'the detail is logged')
+  t.match(logged.join(''), /no such table: plants|relation \\"plants\\" does not exist/, 'the detail is logged (JSON-escaped)')
 })

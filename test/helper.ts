@@ -1,35 +1,59 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import Database from 'better-sqlite3'
+import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { loadDocument } from '../src/openapi/document.js'
-import { openSqliteStore } from '../src/store/sqlite.js'
+import { openStore } from '../src/store/open.js'
 import type { PlantStore } from '../src/store/store.js'
+import { freshDatabaseUrl } from './postgres.js'
 
 export const TOKEN = 'test-token-0123456789abcdef'
 export const AUTH = { authorization: `Bearer ${TOKEN}` }
 export const { document, text: documentText } = loadDocument()
 
-/** A config for a real SQLite file in the test's own temp dir. */
-export function testConfig (t: Test, overrides: Partial<Config> = {}): Config {
-  const dir = t.testdir()
-  return { ...loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: `sqlite:${join(dir, 'plants.db')}` }), ...overrides }
+/** The suites run on SQLite unless TEST_BACKEND=postgres (see test/postgres/). */
+export const BACKEND = process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
+
+/** A fresh, empty database of the given backend: a SQLite file in the test's temp dir, or a new PostgreSQL database. */
+export async function freshDatabase (t: Test, backend: 'sqlite' | 'postgres' = BACKEND): Promise<string> {
+  return backend === 'postgres' ? await freshDatabaseUrl() : `sqlite:${join(t.testdir(), 'plants.db')}`
 }
 
-/** The app on a fresh SQLite file (or the given config), closed when the test ends. */
-export async function buildTestApp (t: Test, config: Config = testConfig(t), options: BuildOptions = {}): Promise<FastifyInstance> {
-  const app = await buildApp(config, options)
+/** A config for a fresh database of the suite's backend. */
+export async function testConfig (t: Test, overrides: Partial<Config> = {}): Promise<Config> {
+  return { ...loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t) }), ...overrides }
+}
+
+/** The app on a fresh database (or the given config), closed when the test ends. */
+export async function buildTestApp (t: Test, config?: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = await buildApp(config ?? await testConfig(t), options)
   t.teardown(() => app.close())
   return app
 }
 
-/** Our own store on the same file the app writes, to look at what was really stored. */
-export function openStoreOf (t: Test, config: Config): PlantStore {
-  const store = openSqliteStore(config.databaseUrl.slice('sqlite:'.length))
+/** Our own store on the same database the app writes, to look at what was really stored. */
+export async function openStoreOf (t: Test, databaseUrl: string): Promise<PlantStore> {
+  const store = await openStore(databaseUrl, { pgPoolSize: 2 })
   t.teardown(() => store.close())
   return store
+}
+
+/** Breaks the database under a running app, through the raw driver: its table is gone. */
+export async function dropPlantsTable (databaseUrl: string): Promise<void> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = new Database(databaseUrl.slice('sqlite:'.length))
+    db.exec('DROP TABLE plants')
+    db.close()
+    return
+  }
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  await client.query('DROP TABLE plants')
+  await client.end()
 }
 
 const ajv = new Ajv2020({ strict: false, formats: { int32: true } })

@@ -6,7 +6,7 @@ import { assertError, buildTestApp, openStoreOf, testConfig, TOKEN } from './hel
 const body = (id: string, name = 'Fern') => `{"id":${id},"name":"${name}"}`
 
 async function listening (t: any) {
-  const config = testConfig(t)
+  const config = await testConfig(t)
   const app = await buildTestApp(t, config)
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const post = async (payload: string) => {
@@ -14,7 +14,7 @@ async function listening (t: any) {
     const text = await res.text()
     return { statusCode: res.status, json: () => JSON.parse(text) }
   }
-  return { post, store: openStoreOf(t, config) }
+  return { post, store: (await openStoreOf(t, config.databaseUrl)) }
 }
 
 t.test('2^53 and 2^53 + 1 are two different plants, each replayed and conflicted exactly', async (t) => {

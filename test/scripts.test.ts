@@ -3,7 +3,9 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import t from 'tap'
+import pg from 'pg'
 import { generate } from '../scripts/generate.js'
+import { freshDatabaseUrl } from './postgres.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const run = (script: string, ...args: string[]) =>
@@ -36,4 +38,25 @@ t.test('the spec validator accepts ours and rejects a broken document', async (t
   const bad = run('validate-spec.ts', broken)
   t.equal(bad.status, 1)
   t.match(bad.stderr, /is not a valid OpenAPI 3.1 document/)
+})
+
+t.test('npm run migrate applies the migrations without starting the server', async (t) => {
+  const migrate = (databaseUrl: string) => spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/migrate.ts')], {
+    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl }
+  })
+  const url = await freshDatabaseUrl()
+  const first = migrate(url)
+  t.equal(first.status, 0, first.stderr)
+  t.match(first.stdout, /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+ is migrated/, 'the password is masked')
+  t.equal(migrate(url).status, 0, 'running it again is a no-op')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  t.same((await client.query('SELECT version FROM schema_migrations ORDER BY version')).rows, [{ version: 1 }])
+  await client.end()
+
+  const file = join(t.testdir(), 'plants.db')
+  t.equal(migrate(`sqlite:${file}`).status, 0)
+  const bad = migrate('postgres://nobody@127.0.0.1:1/none')
+  t.equal(bad.status, 1)
+  t.match(bad.stderr, /migration failed/)
 })

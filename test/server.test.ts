@@ -1,33 +1,6 @@
-import { spawn } from 'node:child_process'
 import { request } from 'node:http'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-
-const root = fileURLToPath(new URL('../', import.meta.url))
-
-function start (t: any, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/server.ts')], {
-    cwd: t.testdir(),
-    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => { stdout += chunk })
-  child.stderr.on('data', (chunk) => { stderr += chunk })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  t.teardown(() => { child.kill('SIGKILL') })
-  const listening = new Promise<{ url: string, token?: string }>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const url = /listening on (\S+)/.exec(stdout)?.[1]
-      if (url !== undefined && /API docs/.test(stdout)) resolve({ url, token: /generated token:\n\s+(\S+)/.exec(stdout)?.[1] })
-    })
-    exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
-  })
-  listening.catch(() => {}) // a test that expects the start to fail awaits `exited` instead
-  return { child, listening, exited, output: () => ({ stdout, stderr }) }
-}
+import { startServer as start } from './server-process.js'
 
 t.test('npm start works out of the box: a generated token, printed once with the docs URL', async (t) => {
   const server = start(t, {})

@@ -1,11 +1,20 @@
 import { resolve } from 'node:path'
 import type { PlantStore } from './store.js'
 
-/** Opens the store DATABASE_URL names, loading only that store's driver. */
-export async function openStore (databaseUrl: string): Promise<PlantStore> {
+export interface StoreOptions {
+  pgPoolSize: number
+  onIdleError?: (err: Error) => void
+}
+
+/** Opens the store DATABASE_URL names, running its migrations, and loading only that store's driver. */
+export async function openStore (databaseUrl: string, { pgPoolSize, onIdleError }: StoreOptions): Promise<PlantStore> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStore } = await import('./sqlite.js')
     return openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)))
+  }
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const { openPostgresStore } = await import('./postgres.js')
+    return await openPostgresStore(databaseUrl, { poolSize: pgPoolSize, onIdleError })
   }
   throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`)
 }

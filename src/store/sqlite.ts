@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
+import { StoreUnavailableError } from '../errors.js'
 import type { CreateOutcome, PlantStore, StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1,
@@ -8,6 +9,19 @@ import type { CreateOutcome, PlantStore, StoredPlant } from './store.js'
 export const MIGRATIONS: readonly string[] = [
   'CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT'
 ]
+
+// Faults of the file or its lock, not of our SQL: the store is unavailable for now.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|CANTOPEN|FULL|PROTOCOL)/
+
+function guarded<A extends unknown[], R> (fn: (...args: A) => R): (...args: A) => R {
+  return (...args) => {
+    try {
+      return fn(...args)
+    } catch (err) {
+      throw UNAVAILABLE.test(String((err as { code?: unknown }).code)) ? new StoreUnavailableError({ cause: err }) : err
+    }
+  }
+}
 
 interface PlantRow { id: bigint, name: string, tag: string | null }
 
@@ -26,24 +40,23 @@ export function openSqliteStore (path: string): PlantStore {
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
   const ping = db.prepare('SELECT 1')
 
-  const find = (id: bigint): StoredPlant | undefined => {
+  const find = guarded((id: bigint): StoredPlant | undefined => {
     const row = select.get(id)
     if (row === undefined) return undefined
     return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
-  }
+  })
+  const write = guarded((plant: StoredPlant) => insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1)
 
   return {
     async create (plant): Promise<CreateOutcome> {
-      if (insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1) return 'created'
+      if (write(plant)) return 'created'
       const existing = find(plant.id)
       return existing?.name === plant.name && existing.tag === plant.tag ? 'replayed' : 'conflict'
     },
     async get (id) {
       return find(id)
     },
-    async ping () {
-      ping.get()
-    },
+    ping: async () => { guarded(() => ping.get())() },
     async close () {
       db.close()
     }

@@ -1,0 +1,62 @@
+import t from 'tap'
+import type { StoredPlant } from '../src/store/store.js'
+import { freshDatabase, openStoreOf } from './helper.js'
+
+// One contract, every store.
+for (const backend of ['sqlite', 'postgres'] as const) {
+  t.test(backend, async (t) => {
+    t.test('create, replay, conflict, get', async (t) => {
+      const store = await openStoreOf(t, await freshDatabase(t, backend))
+      t.equal(await store.get(1n), undefined)
+      t.equal(await store.create({ id: 1n, name: 'Fern', tag: 'indoor' }), 'created')
+      t.equal(await store.create({ id: 1n, name: 'Fern', tag: 'indoor' }), 'replayed')
+      t.equal(await store.create({ id: 1n, name: 'Fern' }), 'conflict', 'a missing tag differs')
+      t.equal(await store.create({ id: 1n, name: 'Fern', tag: '' }), 'conflict', 'an empty tag differs from none')
+      t.equal(await store.create({ id: 1n, name: 'Ivy', tag: 'indoor' }), 'conflict')
+      t.same(await store.get(1n), { id: 1n, name: 'Fern', tag: 'indoor' }, 'the first plant is kept')
+      t.equal(await store.create({ id: 2n, name: 'Cactus' }), 'created')
+      t.equal(await store.create({ id: 2n, name: 'Cactus' }), 'replayed')
+      t.same(await store.get(2n), { id: 2n, name: 'Cactus' })
+      await store.ping()
+    })
+
+    t.test('ids are exact across the int64 range', async (t) => {
+      const store = await openStoreOf(t, await freshDatabase(t, backend))
+      for (const id of [-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 0n]) {
+        t.equal(await store.create({ id, name: `p${id}` }), 'created', `${id}`)
+        t.same(await store.get(id), { id, name: `p${id}` })
+        t.equal(await store.create({ id, name: `p${id}` }), 'replayed')
+      }
+      t.equal(await store.get(2n ** 53n + 2n), undefined)
+    })
+
+    t.test('text is stored exactly as sent', async (t) => {
+      const store = await openStoreOf(t, await freshDatabase(t, backend))
+      const name = 'Ficus \u202Ewith RTL\u202C, emoji 🌿, CJK 植物, quote \' and "'
+      t.equal(await store.create({ id: 3n, name, tag: 'x'.repeat(100_000) }), 'created')
+      t.same(await store.get(3n), { id: 3n, name, tag: 'x'.repeat(100_000) })
+    })
+
+    t.test('racing creates of one id, from two store instances: one winner, replays and conflicts', async (t) => {
+      const url = await freshDatabase(t, backend)
+      const stores = [await openStoreOf(t, url), await openStoreOf(t, url)]
+      const bodies: StoredPlant[] = [{ id: 9n, name: 'A' }, { id: 9n, name: 'B' }, { id: 9n, name: 'A', tag: 't' }]
+      const attempts = Array.from({ length: 30 }, (_, i) => ({ store: stores[i % 2], plant: bodies[i % 3] }))
+      const outcomes = await Promise.all(attempts.map(({ store, plant }) => store.create(plant)))
+      t.equal(outcomes.filter((o) => o === 'created').length, 1, 'exactly one create wins')
+      const winner = await stores[0].get(9n)
+      t.ok(winner !== undefined)
+      attempts.forEach(({ plant }, i) => {
+        const same = plant.name === winner!.name && plant.tag === winner!.tag
+        t.ok(same ? outcomes[i] !== 'conflict' : outcomes[i] === 'conflict', `attempt ${i}: ${outcomes[i]}`)
+      })
+    })
+
+    t.test('migrations run once and reopening is safe', async (t) => {
+      const url = await freshDatabase(t, backend)
+      const [a, b] = await Promise.all([openStoreOf(t, url), openStoreOf(t, url)])
+      t.equal(await a.create({ id: 4n, name: 'Aloe' }), 'created')
+      t.same(await b.get(4n), { id: 4n, name: 'Aloe' })
+    })
+  })
+}
