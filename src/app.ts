@@ -6,7 +6,7 @@ import { errorHandler, notFoundHandler } from './error-handler.js'
 import { createHandlers } from './handlers/index.js'
 import { health } from './health.js'
 import { loadDocument } from './openapi/document.js'
-import { createValidatorCompiler } from './openapi/validation.js'
+import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
 import { openStore } from './store/open.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -22,7 +22,8 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
   const loaded = loadDocument()
   const app = Fastify({
     logger: { level: config.logLevel, redact: ['req.headers.authorization'], ...(logStream && { stream: logStream }) },
-    bodyLimit: BODY_LIMIT
+    bodyLimit: BODY_LIMIT,
+    schemaErrorFormatter: formatValidationErrors
   })
   app.setValidatorCompiler(createValidatorCompiler())
   app.setErrorHandler(errorHandler)

@@ -1,9 +1,15 @@
 import bearerAuth from '@fastify/bearer-auth'
-import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify'
 import { UnauthorizedError } from './errors.js'
 
-const REALM = 'plants'
 const BEARER = /^bearer(?:\s|$)/i
+const CHALLENGE = 'Bearer realm="plants"'
+const REJECTED = `${CHALLENGE}, error="invalid_token"`
+
+function unauthorized (reply: FastifyReply, challenge: string, message: string): Error {
+  reply.header('www-authenticate', challenge)
+  return new UnauthorizedError(message)
+}
 
 /**
  * Registers @fastify/bearer-auth in the caller's scope and returns its check as a guard
@@ -15,15 +21,10 @@ export async function bearerGuard (app: FastifyInstance, tokens: string[]): Prom
   await app.register(bearerAuth, { keys: tokens, addHook: false, specCompliance: 'rfc6749', verifyErrorLogLevel: 'debug' })
   const verify = app.verifyBearerAuth!
   return function guard (request, reply, done) {
-    verify(request, reply, (err?: Error) => {
-      if (err === undefined) return done()
-      const header = request.headers.authorization
-      if (header === undefined || !BEARER.test(header)) {
-        reply.header('www-authenticate', `Bearer realm="${REALM}"`)
-        return done(new UnauthorizedError(header === undefined ? 'Missing bearer token' : 'Authorization must use the Bearer scheme'))
-      }
-      reply.header('www-authenticate', `Bearer realm="${REALM}", error="invalid_token"`)
-      done(new UnauthorizedError('Invalid bearer token'))
-    })
+    const header = request.headers.authorization
+    // No bearer credentials at all: RFC 6750 wants the bare challenge, with no error code.
+    if (header === undefined) return done(unauthorized(reply, CHALLENGE, 'Missing bearer token'))
+    if (!BEARER.test(header)) return done(unauthorized(reply, CHALLENGE, 'Authorization must use the Bearer scheme'))
+    verify(request, reply, (err?: Error) => done(err === undefined ? undefined : unauthorized(reply, REJECTED, 'Invalid bearer token')))
   }
 }

@@ -5,9 +5,19 @@ import createError from '@fastify/error'
 
 export const OWN_CODE_PREFIX = 'PLANTS_'
 
-export const UnauthorizedError = createError<[string]>('PLANTS_UNAUTHORIZED', '%s', 401)
-export const NotFoundError = createError<[string, string]>('PLANTS_NOT_FOUND', 'Route %s %s not found', 404)
-export const StoreUnavailableError = createError('PLANTS_STORE_UNAVAILABLE', 'The store is unavailable, try again later', 503)
-export const EmptyBodyError = createError('PLANTS_EMPTY_BODY', 'Request body is empty; send a JSON document', 400)
-export const BadJsonError = createError<[string]>('PLANTS_BAD_JSON', 'Request body is not valid JSON: %s', 400)
-export const UnsupportedMediaTypeError = createError<[string]>('PLANTS_UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s; send application/json', 415)
+/** A client's mistake: answered, never logged as a fault, so no stack trace to capture (it is costly). */
+function clientError<Args extends unknown[] = []> (code: string, message: string, status: number) {
+  return createError<Args>(OWN_CODE_PREFIX + code, message, status, Error, false)
+}
+
+export const UnauthorizedError = clientError<[string]>('UNAUTHORIZED', '%s', 401)
+export const NotFoundError = clientError<[string, string]>('NOT_FOUND', 'Route %s %s not found', 404)
+export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; send a JSON document', 400)
+export const BadJsonError = clientError<[string]>('BAD_JSON', 'Request body is not valid JSON: %s', 400)
+export const UnsupportedMediaTypeError = clientError<[string]>('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s; send application/json', 415)
+
+export const ValidationError = clientError<[string]>('VALIDATION', '%s', 400)
+export const TooDeepError = clientError<[number]>('TOO_DEEP', 'Request body nests deeper than %d levels', 400)
+export const DuplicateKeyError = clientError('DUPLICATE_KEY', 'Request body repeats a key in one object; each key may appear once', 400)
+
+export const StoreUnavailableError = createError(OWN_CODE_PREFIX + 'STORE_UNAVAILABLE', 'The store is unavailable, try again later', 503)

@@ -33,6 +33,21 @@ t.test('malformed and empty JSON', async (t) => {
   assertError(t, await post(app, '{"__proto__": {"admin": true}, "id": 1, "name": "x"}'), 400, /forbidden prototype property/)
 })
 
+t.test('duplicate keys and deep nesting are refused, whatever the depth of the duplicate', async (t) => {
+  const config = await testConfig(t)
+  const app = await buildTestApp(t, config)
+  assertError(t, await post(app, '{"id":1,"name":"Fern","name":"Ivy"}'), 400, /repeats a key/)
+  assertError(t, await post(app, '{"id":1,"id":2,"name":"Fern"}'), 400, /repeats a key/)
+  assertError(t, await post(app, '{"id":1,"name":"Fern","x":[{"a":1,"a":1}]}'), 400, /repeats a key/)
+  assertError(t, await post(app, '{"id":9007199254740993,"name":"Fern","id":9007199254740993}'), 400, /repeats a key/)
+  t.equal((await post(app, '{"id":1,"name":"a:b \\" : {[","x":{"y":[1,{"z":":"}]}}')).statusCode, 200, 'colons and brackets inside strings do not count')
+  const deep = (n: number) => `{"id":2,"name":"Fern","x":${'['.repeat(n)}${']'.repeat(n)}}`
+  t.equal((await post(app, deep(31))).statusCode, 200, '32 levels is fine')
+  assertError(t, await post(app, deep(32)), 400, /nests deeper than 32 levels/)
+  assertError(t, await post(app, deep(500_000)), 400, /nests deeper than 32 levels/)
+  t.same(await (await openStoreOf(t, config.databaseUrl)).get(1n), { id: 1n, name: 'a:b " : {[' })
+})
+
 t.test('a wrong or missing content type answers 415', async (t) => {
   const app = await buildTestApp(t)
   const body = JSON.stringify({ id: 1, name: 'Fern' })

@@ -52,6 +52,22 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       })
     })
 
+    t.test('creates arriving together: a bad or duplicate row fails only its own create', async (t) => {
+      const store = await openStoreOf(t, await freshDatabase(t, backend))
+      const settled = await Promise.allSettled([
+        store.create({ id: 10n, name: 'A' }),
+        store.create({ id: 11n, name: null } as unknown as StoredPlant),
+        store.create({ id: 12n, name: 'B' }),
+        store.create({ id: 10n, name: 'Not A' }),
+        store.create({ id: 10n, name: 'A' }),
+        store.create({ id: 2n ** 64n, name: 'Too big for int8' })
+      ])
+      t.same(settled.map((s) => s.status === 'fulfilled' ? s.value : 'rejected'), ['created', 'rejected', 'created', 'conflict', 'replayed', 'rejected'])
+      t.same(await store.get(10n), { id: 10n, name: 'A' })
+      t.same(await store.get(12n), { id: 12n, name: 'B' })
+      t.equal(await store.get(11n), undefined)
+    })
+
     t.test('migrations run once and reopening is safe', async (t) => {
       const url = await freshDatabase(t, backend)
       const [a, b] = await Promise.all([openStoreOf(t, url), openStoreOf(t, url)])

@@ -1,6 +1,7 @@
 import { Ajv2020, type AnySchema, type KeywordDefinition } from 'ajv/dist/2020.js'
 import formatsPlugin from 'ajv-formats'
-import type { FastifySchemaCompiler } from 'fastify'
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
+import { ValidationError } from '../errors.js'
 import type { JsonSchema } from './routes.js'
 
 // Requests are validated with the dialect OpenAPI 3.1 declares, JSON Schema 2020-12,
@@ -80,3 +81,7 @@ export function createValidatorCompiler (): FastifySchemaCompiler<JsonSchema> {
     return ajv.compile(withInt64Keyword(schema) as AnySchema)
   }
 }
+
+/** Fastify's message format ("body/name must be string"), on an error that skips the costly stack trace. */
+export const formatValidationErrors: NonNullable<FastifyServerOptions['schemaErrorFormatter']> = (errors, dataVar) =>
+  new ValidationError(errors.map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message}`).join(', '))

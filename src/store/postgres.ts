@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { StoreUnavailableError } from '../errors.js'
-import type { CreateOutcome, PlantStore, StoredPlant } from './store.js'
+import { outcomeOver, plantFromRow, type CreateOutcome, type PlantStore, type StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1; the table
 // schema_migrations records which have run.
@@ -91,8 +91,7 @@ export async function openPostgresStore (connectionString: string, options: Post
   }
   const find = async (id: bigint): Promise<StoredPlant | undefined> => {
     const row = (await query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [id])).rows[0]
-    if (row === undefined) return undefined
-    return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
+    return row === undefined ? undefined : plantFromRow(row)
   }
 
   return {
@@ -101,8 +100,7 @@ export async function openPostgresStore (connectionString: string, options: Post
       // back, so the read below sees the winner. A failed plain INSERT would burn a transaction id.
       const inserted = await query('INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [plant.id, plant.name, plant.tag ?? null])
       if (inserted.rowCount === 1) return 'created'
-      const existing = await find(plant.id)
-      return existing?.name === plant.name && existing.tag === plant.tag ? 'replayed' : 'conflict'
+      return outcomeOver(await find(plant.id), plant)
     },
     get: find,
     async ping () {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { StoreUnavailableError } from '../errors.js'
-import type { CreateOutcome, PlantStore, StoredPlant } from './store.js'
+import { outcomeOver, plantFromRow, type CreateOutcome, type PlantStore, type StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1,
 // and PRAGMA user_version records how many have run.
@@ -10,20 +10,19 @@ export const MIGRATIONS: readonly string[] = [
   'CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT'
 ]
 
+// Most creates one transaction commits; a larger queue is committed in several.
+const MAX_BATCH = 256
+
 // Faults of the file or its lock, not of our SQL: the store is unavailable for now.
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|CANTOPEN|FULL|PROTOCOL)/
 
-function guarded<A extends unknown[], R> (fn: (...args: A) => R): (...args: A) => R {
-  return (...args) => {
-    try {
-      return fn(...args)
-    } catch (err) {
-      throw UNAVAILABLE.test(String((err as { code?: unknown }).code)) ? new StoreUnavailableError({ cause: err }) : err
-    }
-  }
+function classify (err: unknown): unknown {
+  return UNAVAILABLE.test(String((err as { code?: unknown }).code)) ? new StoreUnavailableError({ cause: err }) : err
 }
 
 interface PlantRow { id: bigint, name: string, tag: string | null }
+interface Pending { plant: StoredPlant, resolve: (outcome: CreateOutcome) => void, reject: (err: unknown) => void }
+type Result = { outcome: CreateOutcome } | { err: unknown }
 
 export function openSqliteStore (path: string): PlantStore {
   mkdirSync(dirname(path), { recursive: true })
@@ -40,24 +39,60 @@ export function openSqliteStore (path: string): PlantStore {
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
   const ping = db.prepare('SELECT 1')
 
-  const find = guarded((id: bigint): StoredPlant | undefined => {
+  const find = (id: bigint): StoredPlant | undefined => {
     const row = select.get(id)
-    if (row === undefined) return undefined
-    return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
-  })
-  const write = guarded((plant: StoredPlant) => insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1)
+    return row === undefined ? undefined : plantFromRow(row)
+  }
+  const createOne = (plant: StoredPlant): CreateOutcome =>
+    insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1 ? 'created' : outcomeOver(find(plant.id), plant)
+
+  // Group commit: the creates that arrive in one event-loop turn share one transaction, so one
+  // fsync. A row that fails fails alone (SQLite undoes just that statement); a failed commit
+  // fails the whole batch. Every caller hears back only after the commit returned.
+  const commit = db.transaction((batch: Pending[]): Result[] => batch.map(({ plant }) => {
+    try {
+      return { outcome: createOne(plant) }
+    } catch (err) {
+      return { err }
+    }
+  }))
+  let queue: Pending[] = []
+  const flush = (): void => {
+    const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH)
+    queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH)
+    if (queue.length > 0) setImmediate(flush)
+    let results: Result[]
+    try {
+      results = commit.immediate(batch)
+    } catch (err) {
+      for (const pending of batch) pending.reject(classify(err))
+      return
+    }
+    results.forEach((result, i) => 'err' in result ? batch[i].reject(classify(result.err)) : batch[i].resolve(result.outcome))
+  }
 
   return {
-    async create (plant): Promise<CreateOutcome> {
-      if (write(plant)) return 'created'
-      const existing = find(plant.id)
-      return existing?.name === plant.name && existing.tag === plant.tag ? 'replayed' : 'conflict'
+    create (plant) {
+      return new Promise((resolve, reject) => {
+        if (queue.push({ plant, resolve, reject }) === 1) setImmediate(flush)
+      })
     },
     async get (id) {
-      return find(id)
+      try {
+        return find(id)
+      } catch (err) {
+        throw classify(err)
+      }
     },
-    ping: async () => { guarded(() => ping.get())() },
+    async ping () {
+      try {
+        ping.get()
+      } catch (err) {
+        throw classify(err)
+      }
+    },
     async close () {
+      while (queue.length > 0) flush()
       db.close()
     }
   }

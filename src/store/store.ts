@@ -22,3 +22,13 @@ export interface PlantStore {
   ping (): Promise<void>
   close (): Promise<void>
 }
+
+/** A stored row as a plant: a NULL tag is no tag. */
+export function plantFromRow (row: { id: bigint, name: string, tag: string | null }): StoredPlant {
+  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
+}
+
+/** The outcome of a create whose id was already taken by `existing`. */
+export function outcomeOver (existing: StoredPlant | undefined, plant: StoredPlant): 'replayed' | 'conflict' {
+  return existing?.name === plant.name && existing.tag === plant.tag ? 'replayed' : 'conflict'
+}

@@ -1,9 +1,8 @@
-// npm run bench: performance figures, never part of npm test.
 // JSON body parsing: the ordinary body must cost what JSON.parse costs; only a body with an
 // integer beyond 2^53 pays for the lossless parser.
 import { parse as losslessParse } from 'lossless-json'
 import secureJson from 'secure-json-parse'
-import { exactNumber, parseJsonBody } from '../src/json-body.js'
+import { exactNumber, parseJsonBody } from '../../src/json-body.js'
 
 const ROUNDS = 5
 const ITERATIONS = 200_000
@@ -30,9 +29,10 @@ function nsPerCall (parse: (text: string) => unknown, text: string): number {
   return Math.min(...best)
 }
 
-const lines = ['| parser | ' + Object.keys(bodies).join(' | ') + ' |', '| --- |' + ' ---: |'.repeat(Object.keys(bodies).length)]
-for (const [name, parse] of Object.entries(parsers)) {
-  lines.push(`| ${name} | ` + Object.values(bodies).map((text) => `${nsPerCall(parse, text).toFixed(0)} ns`).join(' | ') + ' |')
+export function benchJsonParse (): string {
+  const lines = ['| parser | ' + Object.keys(bodies).join(' | ') + ' |', '| --- |' + ' ---: |'.repeat(Object.keys(bodies).length)]
+  for (const [name, parse] of Object.entries(parsers)) {
+    lines.push(`| ${name} | ` + Object.values(bodies).map((text) => `${nsPerCall(parse, text).toFixed(0)} ns`).join(' | ') + ' |')
+  }
+  return `### JSON body parse cost per body\n\nBest of ${ROUNDS} rounds of ${ITERATIONS} parses.\n\n${lines.join('\n')}\n`
 }
-console.log(`JSON body parse cost per body (best of ${ROUNDS} rounds of ${ITERATIONS}, Node ${process.version})\n`)
-console.log(lines.join('\n'))
