@@ -78,6 +78,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request did not arrive in full within the time the service allows (30 s by default); the connection is closed. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request line and headers are larger than the service accepts (16 KiB by default); the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A plant with this id is already stored with a different name or tag. */
         Conflict: {
             headers: {
@@ -87,7 +105,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than the service accepts (1 MiB). */
+        /** @description The request body is larger than the service accepts (1 MiB by default). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -114,9 +132,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The store cannot be reached right now; nothing was written. Retry later. */
+        /** @description Nothing was written; retry later. The store cannot be reached, the instance is overloaded (with a `Retry-After` header), or it is shutting down. */
         ServiceUnavailable: {
             headers: {
+                /** @description Seconds to wait before retrying, when the instance sheds load. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -156,9 +176,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -1,23 +1,28 @@
 import type { FastifyInstance } from 'fastify'
 import { bearerGuard } from './auth.js'
+import type { Config } from './config.js'
+import { overloadProtection } from './limits.js'
 import type { Handlers } from './openapi/handler-types.js'
 import type { OpenApiDocument } from './openapi/document.js'
 import { registerRoutes } from './openapi/register.js'
 import { routesFromDocument } from './openapi/routes.js'
 import { UnsupportedMediaTypeError } from './errors.js'
 import { jsonBodyParser } from './json-body.js'
+import type { TokenSet } from './tokens.js'
 
 export interface ApiOptions {
+  config: Config
   document: OpenApiDocument
   handlers: Handlers
-  tokens: string[]
+  tokens: TokenSet
 }
 
 /**
  * The API's own encapsulated scope: every operation in the document, behind its guards.
  * Nothing registered here reaches /docs or the health probes.
  */
-export async function api (app: FastifyInstance, { document, handlers, tokens }: ApiOptions): Promise<void> {
+export async function api (app: FastifyInstance, { config, document, handlers, tokens }: ApiOptions): Promise<void> {
+  await overloadProtection(app, { config })
   // JSON only: any other media type answers 415 instead of reaching validation.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)

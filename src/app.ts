@@ -5,24 +5,25 @@ import { docs } from './docs.js'
 import { errorHandler, notFoundHandler } from './error-handler.js'
 import { createHandlers } from './handlers/index.js'
 import { health } from './health.js'
+import { connectionLimits, limitOptions } from './limits.js'
 import { loadDocument } from './openapi/document.js'
 import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
 import { openStore } from './store/open.js'
-
-export const BODY_LIMIT = 1024 * 1024
+import { TokenSet } from './tokens.js'
 
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
 export interface BuildOptions {
   /** Where logs go; standard output when not given. */
   logStream?: { write: (line: string) => void }
+  /** The accepted tokens, for a caller that replaces them while running; else config.apiTokens. */
+  tokens?: TokenSet
 }
 
-export async function buildApp (config: Config, { logStream }: BuildOptions = {}): Promise<FastifyInstance> {
-  if (config.apiTokens.length === 0) throw new Error('buildApp needs at least one API token')
+export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens) }: BuildOptions = {}): Promise<FastifyInstance> {
   const loaded = loadDocument()
   const app = Fastify({
     logger: { level: config.logLevel, redact: ['req.headers.authorization'], ...(logStream && { stream: logStream }) },
-    bodyLimit: BODY_LIMIT,
+    ...limitOptions(config),
     schemaErrorFormatter: formatValidationErrors
   })
   app.setValidatorCompiler(createValidatorCompiler())
@@ -36,9 +37,10 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
   app.addHook('onClose', async () => await store.close())
 
   try {
+    await connectionLimits(app, { config })
     await app.register(docs, { loaded })
     await app.register(health, { store })
-    await app.register(api, { document: loaded.document, handlers: createHandlers({ store }), tokens: config.apiTokens })
+    await app.register(api, { config, document: loaded.document, handlers: createHandlers({ store }), tokens })
     await app.ready()
   } catch (err) {
     await app.close() // closes the store, too

@@ -1,6 +1,7 @@
 import bearerAuth from '@fastify/bearer-auth'
 import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify'
 import { UnauthorizedError } from './errors.js'
+import type { TokenSet } from './tokens.js'
 
 const BEARER = /^bearer(?:\s|$)/i
 const CHALLENGE = 'Bearer realm="plants"'
@@ -13,12 +14,13 @@ function unauthorized (reply: FastifyReply, challenge: string, message: string):
 
 /**
  * Registers @fastify/bearer-auth in the caller's scope and returns its check as a guard
- * for the routes that require it. bearer-auth compares tokens in constant time and,
- * in rfc6749 mode, reads the scheme word case-insensitively (RFC 7235). We add the
- * RFC 6750 challenge it does not send, and answer in the contract's Error shape.
+ * for the routes that require it. bearer-auth parses the header, reading the scheme word
+ * case-insensitively in rfc6749 mode (RFC 7235); the token set compares in constant time
+ * and can be replaced while running. We add the RFC 6750 challenge bearer-auth does not
+ * send, and answer in the contract's Error shape.
  */
-export async function bearerGuard (app: FastifyInstance, tokens: string[]): Promise<onRequestHookHandler> {
-  await app.register(bearerAuth, { keys: tokens, addHook: false, specCompliance: 'rfc6749', verifyErrorLogLevel: 'debug' })
+export async function bearerGuard (app: FastifyInstance, tokens: TokenSet): Promise<onRequestHookHandler> {
+  await app.register(bearerAuth, { keys: [], auth: (token: string) => tokens.has(token), addHook: false, specCompliance: 'rfc6749', verifyErrorLogLevel: 'debug' })
   const verify = app.verifyBearerAuth!
   return function guard (request, reply, done) {
     const header = request.headers.authorization

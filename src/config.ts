@@ -8,6 +8,18 @@ export interface Config {
   databaseUrl: string
   /** Most connections each instance opens to PostgreSQL. */
   pgPoolSize: number
+  /** Largest request body, in bytes (413 beyond). */
+  bodyLimit: number
+  /** Largest request line plus headers, in bytes (431 beyond). */
+  maxHeaderBytes: number
+  /** Longest a request may take to arrive, headers and body, in ms (408 beyond). */
+  requestTimeout: number
+  /** How long an idle keep-alive connection stays open, in ms. */
+  keepAliveTimeout: number
+  /** Most open connections; further ones are closed at once. */
+  maxConnections: number
+  /** Event-loop delay in ms past which API requests are shed with 503; 0 turns it off. */
+  maxEventLoopDelay: number
   /** The accepted bearer tokens. Empty means "generate one at start" (see server.ts). */
   apiTokens: string[]
   logLevel: LogLevel
@@ -48,20 +60,30 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     problems.push(`DATABASE_URL must look like sqlite:<path> or postgres://user:password@host:port/database, got "${redactUrl(databaseUrl)}"`)
   }
 
-  const pgPoolSize = Number(env.PG_POOL_SIZE ?? DEFAULT_PG_POOL_SIZE)
-  if (!Number.isInteger(pgPoolSize) || pgPoolSize < 1 || pgPoolSize > 1000) {
-    problems.push(`PG_POOL_SIZE must be an integer from 1 to 1000, got "${env.PG_POOL_SIZE}"`)
-  }
-
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
   }
 
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const value = Number(env[name] ?? fallback)
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${env[name]}"`)
+    }
+    return value
+  }
+  const pgPoolSize = int('PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE, 1, 1000)
+  const bodyLimit = int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024)
+  const maxHeaderBytes = int('MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024)
+  const requestTimeout = int('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000)
+  const keepAliveTimeout = int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000)
+  const maxConnections = int('MAX_CONNECTIONS', 1024, 1, 1_000_000)
+  const maxEventLoopDelay = int('MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000)
+
   const apiTokens = readTokens(env, problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, apiTokens, logLevel }
+  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, apiTokens, logLevel }
 }
 
 /** A database URL fit for messages and logs: any password is masked. */

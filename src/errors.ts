@@ -21,3 +21,5 @@ export const TooDeepError = clientError<[number]>('TOO_DEEP', 'Request body nest
 export const DuplicateKeyError = clientError('DUPLICATE_KEY', 'Request body repeats a key in one object; each key may appear once', 400)
 
 export const StoreUnavailableError = createError(OWN_CODE_PREFIX + 'STORE_UNAVAILABLE', 'The store is unavailable, try again later', 503)
+export const OverloadedError = createError(OWN_CODE_PREFIX + 'OVERLOADED', 'The service is overloaded; retry shortly', 503, Error, false)
+export const ShuttingDownError = createError(OWN_CODE_PREFIX + 'SHUTTING_DOWN', 'This instance is shutting down; retry', 503, Error, false)

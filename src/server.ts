@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { DOCS_PREFIX } from './docs.js'
+import { TokenSet } from './tokens.js'
 
 // How long in-flight requests may take to drain after SIGTERM/SIGINT before we give up.
 const DRAIN_DEADLINE_MS = 10_000
@@ -21,7 +22,8 @@ async function main (): Promise<void> {
   const generated = config.apiTokens.length === 0 ? randomBytes(32).toString('base64url') : undefined
   if (generated !== undefined) config = { ...config, apiTokens: [generated] }
 
-  const app = await buildApp(config)
+  const tokens = new TokenSet(config.apiTokens)
+  const app = await buildApp(config, { tokens })
   const address = await app.listen({ port: config.port, host: config.host })
   const tokenLine = generated === undefined ? '' : `No API_TOKENS set; this run accepts the generated token:\n  ${generated}\n`
   process.stdout.write(`\nPlant Store is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n\n`)
@@ -46,6 +48,22 @@ async function main (): Promise<void> {
   }
   process.on('SIGTERM', shutdown)
   process.on('SIGINT', shutdown)
+
+  // Token rotation without a restart: SIGHUP re-reads API_TOKENS_FILE. A file that no longer
+  // passes the config's checks is refused, and the tokens in force stay.
+  process.on('SIGHUP', () => {
+    if (process.env.API_TOKENS_FILE === undefined) {
+      app.log.warn('SIGHUP: no API_TOKENS_FILE to re-read; tokens unchanged')
+      return
+    }
+    try {
+      const { apiTokens } = loadConfig(process.env)
+      tokens.replace(apiTokens)
+      app.log.info({ count: apiTokens.length }, 'SIGHUP: API tokens reloaded')
+    } catch (err) {
+      app.log.error({ problem: (err as Error).message }, 'SIGHUP: API tokens not reloaded; the old ones stay in force')
+    }
+  })
 }
 
 await main()

@@ -62,3 +62,16 @@ t.test('docs, the document and the probes are public', async (t) => {
     t.equal(res.statusCode, 200, `${url} answers without a token`)
   }
 })
+
+t.test('tokens never reach the logs', async (t) => {
+  const { testConfig } = await import('./helper.js')
+  const logged: string[] = []
+  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'trace' }), { logStream: { write: (line: string) => { logged.push(line) } } })
+  const wrong = 'a-wrong-token-that-must-not-be-logged'
+  for (const authorization of [`Bearer ${TOKEN}`, `Bearer ${wrong}`, `Basic ${wrong}`]) {
+    await app.inject({ method: 'POST', url: '/plants', headers: { authorization, 'content-type': 'application/json' }, payload: { id: 1, name: 'Fern' } })
+  }
+  t.ok(logged.length > 6, 'requests were logged at trace level')
+  t.notMatch(logged.join(''), TOKEN, 'the valid token is not logged')
+  t.notMatch(logged.join(''), wrong, 'a rejected token is not logged')
+})

@@ -6,13 +6,31 @@ import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from '../src/config.js'
 const TOKEN = 'a-valid-token-0123456789'
 
 t.test('defaults', async (t) => {
-  t.same(loadConfig({}), { port: 3000, host: '127.0.0.1', databaseUrl: DEFAULT_DATABASE_URL, pgPoolSize: 10, apiTokens: [], logLevel: 'info' })
+  t.same(loadConfig({}), {
+    port: 3000,
+    host: '127.0.0.1',
+    databaseUrl: DEFAULT_DATABASE_URL,
+    pgPoolSize: 10,
+    bodyLimit: 1048576,
+    maxHeaderBytes: 16384,
+    requestTimeout: 30000,
+    keepAliveTimeout: 72000,
+    maxConnections: 1024,
+    maxEventLoopDelay: 1000,
+    apiTokens: [],
+    logLevel: 'info'
+  })
 })
 
 t.test('reads every variable', async (t) => {
-  t.same(loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'sqlite:/tmp/x.db', API_TOKENS: `${TOKEN},${TOKEN}-2`, LOG_LEVEL: 'debug' }), {
+  t.match(loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'sqlite:/tmp/x.db', API_TOKENS: `${TOKEN},${TOKEN}-2`, LOG_LEVEL: 'debug' }), {
     port: 8080, host: '0.0.0.0', databaseUrl: 'sqlite:/tmp/x.db', pgPoolSize: 10, apiTokens: [TOKEN, `${TOKEN}-2`], logLevel: 'debug'
   })
+  t.match(loadConfig({ BODY_LIMIT_BYTES: '2048', MAX_HEADER_BYTES: '4096', REQUEST_TIMEOUT_MS: '500', KEEP_ALIVE_TIMEOUT_MS: '300', MAX_CONNECTIONS: '2', MAX_EVENT_LOOP_DELAY_MS: '0' }), {
+    bodyLimit: 2048, maxHeaderBytes: 4096, requestTimeout: 500, keepAliveTimeout: 300, maxConnections: 2, maxEventLoopDelay: 0
+  })
+  t.throws(() => loadConfig({ MAX_CONNECTIONS: '0' }), /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/)
+  t.throws(() => loadConfig({ BODY_LIMIT_BYTES: 'lots' }), /BODY_LIMIT_BYTES must be an integer/)
   for (const url of ['postgres://u:p@db:5432/plants', 'postgresql://db/plants']) {
     t.equal(loadConfig({ DATABASE_URL: url, PG_POOL_SIZE: '25' }).databaseUrl, url)
     t.equal(loadConfig({ DATABASE_URL: url, PG_POOL_SIZE: '25' }).pgPoolSize, 25)

@@ -1,5 +1,4 @@
 import t from 'tap'
-import { BODY_LIMIT } from '../src/app.js'
 import { assertError, AUTH, buildTestApp, dropPlantsTable, openStoreOf, post, testConfig } from './helper.js'
 
 t.test('validation failures name the offending field', async (t) => {
@@ -61,6 +60,7 @@ t.test('a wrong or missing content type answers 415', async (t) => {
 
 t.test('a body over 1 MiB answers 413', async (t) => {
   const app = await buildTestApp(t)
+  const BODY_LIMIT = 1024 * 1024
   const name = 'x'.repeat(BODY_LIMIT)
   assertError(t, await post(app, { id: 1, name }), 413, /too large/)
   const fits = await post(app, { id: 1, name: 'x'.repeat(BODY_LIMIT - 100) })

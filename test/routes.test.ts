@@ -6,6 +6,7 @@ import type { Handlers } from '../src/openapi/handler-types.js'
 import { registerRoutes } from '../src/openapi/register.js'
 import { routesFromDocument, standaloneSchema } from '../src/openapi/routes.js'
 import { createValidatorCompiler } from '../src/openapi/validation.js'
+import { TokenSet } from '../src/tokens.js'
 import { AUTH, TOKEN } from './helper.js'
 
 // A document that grows beyond ours: path, query and header parameters, $refs to
@@ -67,7 +68,7 @@ async function fixtureApp (t: any, doc: any = fixture, bound: unknown = handlers
   const app = Fastify()
   app.setValidatorCompiler(createValidatorCompiler())
   app.setErrorHandler(errorHandler)
-  const guard = await bearerGuard(app, [TOKEN])
+  const guard = await bearerGuard(app, new TokenSet([TOKEN]))
   registerRoutes(app, routesFromDocument(doc), bound as Handlers, doc, { 'http:bearer': guard })
   t.teardown(() => app.close())
   return app

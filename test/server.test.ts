@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs'
 import { request } from 'node:http'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { startServer as start } from './server-process.js'
 
@@ -47,4 +50,33 @@ t.test('a bad config stops the start with a clear message', async (t) => {
   t.match(server.output().stderr, /Invalid configuration:\n {2}- PORT must be an integer/)
   t.match(server.output().stderr, /token #1 is shorter than 16 characters/)
   t.notMatch(server.output().stderr, /at .+\.ts:\d+/, 'no stack trace')
+})
+
+t.test('SIGHUP re-reads API_TOKENS_FILE: tokens rotate without a restart', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'tokens')
+  const [oldToken, newToken] = ['old-rotating-token-0123456789', 'new-rotating-token-0123456789']
+  writeFileSync(file, `${oldToken}\n`)
+  const server = start(t, { API_TOKENS_FILE: file, LOG_LEVEL: 'info' }, dir)
+  const { url } = await server.listening
+  const status = async (token: string) => (await fetch(`${url}/plants`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"id":1,"name":"Fern"}'
+  })).status
+  t.equal(await status(oldToken), 200)
+  t.equal(await status(newToken), 401)
+
+  writeFileSync(file, `# rotated\n${newToken}\n`)
+  server.child.kill('SIGHUP')
+  await sleep(300)
+  t.equal(await status(newToken), 200, 'the new token is accepted')
+  t.equal(await status(oldToken), 401, 'the old one no longer is')
+
+  writeFileSync(file, 'too-short\n')
+  server.child.kill('SIGHUP')
+  await sleep(300)
+  t.equal(await status(newToken), 200, 'a bad file leaves the tokens in force')
+  t.match(server.output().stdout, /API tokens not reloaded/)
+  t.notMatch(server.output().stdout + server.output().stderr, newToken, 'no token in the logs')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
 })
