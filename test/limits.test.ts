@@ -91,7 +91,7 @@ t.test('overload: MAX_EVENT_LOOP_DELAY_MS sheds API requests with 503, probes st
   // Keep the event loop lagging ~90 ms at every turn, as under overload, past a sample.
   for (let i = 0; i < 4; i++) {
     const until = Date.now() + 90
-    while (Date.now() < until) {}
+    while (Date.now() < until); // busy: nothing else runs
     await new Promise((resolve) => setImmediate(resolve))
   }
   const shed = await post(app, { id: 2, name: 'Fern' })
