@@ -20,6 +20,8 @@ export interface Config {
   maxConnections: number
   /** Event-loop delay in ms past which API requests are shed with 503; 0 turns it off. */
   maxEventLoopDelay: number
+  /** How long in-flight requests may drain after SIGTERM/SIGINT before the process exits anyway, in ms. */
+  shutdownTimeout: number
   /** The accepted bearer tokens. Empty means "generate one at start" (see server.ts). */
   apiTokens: string[]
   logLevel: LogLevel
@@ -79,11 +81,12 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const keepAliveTimeout = int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000)
   const maxConnections = int('MAX_CONNECTIONS', 1024, 1, 1_000_000)
   const maxEventLoopDelay = int('MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000)
+  const shutdownTimeout = int('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000)
 
   const apiTokens = readTokens(env, problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, apiTokens, logLevel }
+  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, logLevel }
 }
 
 /** A database URL fit for messages and logs: any password is masked. */

@@ -10,11 +10,11 @@ const GENERIC_MESSAGE = 'Internal Server Error'
  */
 export function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
-  if (status >= 500) {
-    request.log.error({ err: error }, 'request failed')
-  }
-  // Our own 5xx errors (such as 503) carry messages written for clients; no other 5xx does.
-  const message = status < 500 || error.code?.startsWith(OWN_CODE_PREFIX) === true ? error.message : GENERIC_MESSAGE
+  // Our own 5xx errors (503: store down, overload, shutdown) are expected conditions with
+  // messages written for clients; any other 5xx is a fault, logged in full, answered generically.
+  const own = error.code?.startsWith(OWN_CODE_PREFIX) === true
+  if (status >= 500) request.log[own ? 'warn' : 'error']({ err: error }, 'request failed')
+  const message = status < 500 || own ? error.message : GENERIC_MESSAGE
   return reply.code(status).send({ error: status, message })
 }
 

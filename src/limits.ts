@@ -52,11 +52,13 @@ export async function connectionLimits (app: FastifyInstance, { config }: { conf
   app.server.maxConnections = config.maxConnections
   let closing = false
   app.addHook('preClose', async () => { closing = true })
-  app.addHook('onRequest', async (_request, reply) => {
-    if (closing) {
-      reply.header('connection', 'close')
-      throw new ShuttingDownError()
-    }
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ShuttingDownError()
+  })
+  // Every answer sent while closing ends its connection, so no keep-alive connection turns
+  // idle after the close began and holds the drain open until its keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
   })
 }
 

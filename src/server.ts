@@ -4,9 +4,6 @@ import { ConfigError, loadConfig } from './config.js'
 import { DOCS_PREFIX } from './docs.js'
 import { TokenSet } from './tokens.js'
 
-// How long in-flight requests may take to drain after SIGTERM/SIGINT before we give up.
-const DRAIN_DEADLINE_MS = 10_000
-
 async function main (): Promise<void> {
   let config
   try {
@@ -39,7 +36,7 @@ async function main (): Promise<void> {
     setTimeout(() => {
       app.log.error('drain deadline passed, exiting')
       process.exit(1)
-    }, DRAIN_DEADLINE_MS).unref()
+    }, config.shutdownTimeout).unref()
     // Stops accepting, waits for in-flight requests, then closes the store (onClose).
     app.close().then(() => process.exit(0), (err) => {
       app.log.error({ err }, 'error while closing')

@@ -17,6 +17,7 @@ t.test('defaults', async (t) => {
     keepAliveTimeout: 72000,
     maxConnections: 1024,
     maxEventLoopDelay: 1000,
+    shutdownTimeout: 10000,
     apiTokens: [],
     logLevel: 'info'
   })
