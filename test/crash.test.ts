@@ -22,9 +22,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     for (let round = 1; round <= ROUNDS[backend]; round++) {
       const server = startServer(t, env, cwd)
       const { url } = await server.listening
-      let killed = false
+      const run = { killed: false }
       const worker = async (): Promise<void> => {
-        while (!killed) {
+        while (!run.killed) {
           const id = nextId++
           const name = `plant ${id} of round ${round}`
           try {
@@ -39,7 +39,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       }
       const workers = Array.from({ length: WORKERS }, worker)
       await sleep(50 + Math.random() * 250)
-      killed = true
+      run.killed = true
       server.child.kill('SIGKILL')
       t.equal(await server.exited, null, `round ${round}: killed`)
       await Promise.all(workers)
