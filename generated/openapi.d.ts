@@ -33,9 +33,15 @@ export interface components {
     schemas: {
         /** @description A plant as the store reports it. */
         Plant: {
-            /** @description The plant's common name. */
+            /**
+             * @description The plant's common name. Any Unicode text but NUL; no lone surrogates.
+             * @example Boston fern
+             */
             name: string;
-            /** @description An optional free-form label, such as where the plant lives. */
+            /**
+             * @description An optional free-form label, such as where the plant lives. Any Unicode text but NUL; no lone surrogates.
+             * @example indoor
+             */
             tag?: string;
         };
         /** @description A plant to store, with the id the client chose for it. */

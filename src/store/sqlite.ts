@@ -10,6 +10,8 @@ export const MIGRATIONS: readonly string[] = [
   'CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT'
 ]
 
+const BUSY_TIMEOUT_MS = 250
+
 // Most creates one transaction commits; a larger queue is committed in several.
 const MAX_BATCH = 256
 
@@ -30,7 +32,9 @@ export function openSqliteStore (path: string): PlantStore {
   // WAL with synchronous=FULL syncs every commit to disk: a 200 survives power loss.
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
-  db.pragma('busy_timeout = 5000')
+  // Waiting for another process's lock blocks our event loop (the driver is synchronous):
+  // wait briefly, then answer 503 and let the client retry, rather than stall every request.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   // Read every INTEGER as bigint, so ids beyond 2^53 come back exact.
   db.defaultSafeIntegers(true)
   migrate(db)
