@@ -7,6 +7,7 @@ import { createHandlers } from './handlers/index.js'
 import { health } from './health.js'
 import { connectionLimits, limitOptions } from './limits.js'
 import { loadDocument } from './openapi/document.js'
+import { lazySerializerCompiler } from './openapi/serialization.js'
 import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
 import { openStore } from './store/open.js'
 import { TokenSet } from './tokens.js'
@@ -27,6 +28,7 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
     schemaErrorFormatter: formatValidationErrors
   })
   app.setValidatorCompiler(createValidatorCompiler())
+  app.setSerializerCompiler(lazySerializerCompiler)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
 

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { isMap, isScalar, isSeq, parseDocument } from 'yaml'
+import { isMap, isScalar, isSeq } from 'yaml'
 import type { LoadedDocument, OpenApiDocument } from './openapi/document.js'
 
 export const DOCS_PREFIX = '/docs'
@@ -24,8 +24,8 @@ export function documentForInstance (document: OpenApiDocument, baseUrl: string)
 }
 
 /** The YAML text with only the base_url defaults rewritten: comments and layout are kept byte for byte. */
-export function yamlForInstance (text: string): (baseUrl: string) => string {
-  const servers = parseDocument(text).get('servers', true)
+export function yamlForInstance ({ text, syntax }: LoadedDocument): (baseUrl: string) => string {
+  const servers = syntax.get('servers', true)
   const ranges: Array<[number, number]> = []
   for (const server of isSeq(servers) ? servers.items : []) {
     const value = isMap(server) ? server.getIn(['variables', 'base_url', 'default'], true) : undefined
@@ -44,7 +44,7 @@ export function yamlForInstance (text: string): (baseUrl: string) => string {
 
 /** Public documentation: Swagger UI from local assets, and the document itself. */
 export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDocument }): Promise<void> {
-  const yamlFor = yamlForInstance(loaded.text)
+  const yamlFor = yamlForInstance(loaded)
   await app.register(swagger, { mode: 'static', specification: { document: loaded.document as any } })
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,

@@ -52,13 +52,13 @@ export async function connectionLimits (app: FastifyInstance, { config }: { conf
   app.server.maxConnections = config.maxConnections
   let closing = false
   app.addHook('preClose', async () => { closing = true })
-  app.addHook('onRequest', async () => {
-    if (closing) throw new ShuttingDownError()
-  })
+  // Callback hooks, not async ones: these run on every request, and a promise each costs.
+  app.addHook('onRequest', (_request, _reply, done) => done(closing ? new ShuttingDownError() : undefined))
   // Every answer sent while closing ends its connection, so no keep-alive connection turns
   // idle after the close began and holds the drain open until its keep-alive timeout.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
 }
 

@@ -74,10 +74,11 @@ function createAjv (coerce: boolean): Ajv2020 {
 }
 
 export function createValidatorCompiler (): FastifySchemaCompiler<JsonSchema> {
-  const bodies = createAjv(false)
-  const others = createAjv(true)
+  // Each Ajv is made when first needed: a document without parameters never needs the second.
+  let bodies: Ajv2020 | undefined
+  let others: Ajv2020 | undefined
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? bodies : others
+    const ajv = httpPart === 'body' ? (bodies ??= createAjv(false)) : (others ??= createAjv(true))
     return ajv.compile(withInt64Keyword(schema) as AnySchema)
   }
 }
