@@ -12,7 +12,6 @@ import { createValidatorCompiler, formatValidationErrors } from './openapi/valid
 import { openStore } from './store/open.js'
 import { TokenSet } from './tokens.js'
 
-/** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
 export interface BuildOptions {
   /** Where logs go; standard output when not given. */
   logStream?: { write: (line: string) => void }
@@ -20,6 +19,7 @@ export interface BuildOptions {
   tokens?: TokenSet
 }
 
+/** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
 export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens) }: BuildOptions = {}): Promise<FastifyInstance> {
   const loaded = loadDocument()
   const app = Fastify({

@@ -63,4 +63,9 @@ async function main (): Promise<void> {
   })
 }
 
-await main()
+// A service that cannot start (database unreachable, a document the router refuses) says why
+// in one line and exits 1.
+await main().catch((err: Error) => {
+  process.stderr.write(`Plant Store cannot start: ${err.message}\n`)
+  process.exit(1)
+})

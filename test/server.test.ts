@@ -80,3 +80,9 @@ t.test('SIGHUP re-reads API_TOKENS_FILE: tokens rotate without a restart', async
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
 })
+
+t.test('a database it cannot reach stops the start with a one-line reason', async (t) => {
+  const server = start(t, { API_TOKENS: 'unreachable-db-token-0123', DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' })
+  t.equal(await server.exited, 1)
+  t.match(server.output().stderr, /^Plant Store cannot start: connect ECONNREFUSED 127\.0\.0\.1:1\n$/)
+})
