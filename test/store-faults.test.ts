@@ -1,4 +1,8 @@
 import Database from 'better-sqlite3'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { assertError, buildTestApp, openStoreOf, post, testConfig } from './helper.js'
 
@@ -23,5 +27,38 @@ t.test('SQLite locked by another writer', async (t) => {
   const retry = await post(app, { id: 2, name: 'During' })
   t.equal(retry.statusCode, 200, 'the retry succeeds once the lock is gone', { body: retry.body })
   t.same(await store.get(2n), { id: 2n, name: 'During' })
+  t.equal((await app.inject({ url: '/readyz' })).statusCode, 200)
+})
+
+// A disk that fills up: SQLite cannot write (SQLITE_FULL). On a small tmpfs of the test's own,
+// which needs root (as in CI); elsewhere the test says so and skips.
+t.test('SQLite on a full disk', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-full-'))
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir]).status === 0
+  if (!mounted) {
+    rmSync(dir, { recursive: true })
+    t.comment('!!! SKIPPED: cannot mount a small tmpfs here (needs root)')
+    return
+  }
+  t.teardown(() => {
+    spawnSync('umount', ['-l', dir])
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const config = await testConfig(t, { databaseUrl: `sqlite:${join(dir, 'plants.db')}` })
+  const app = await buildTestApp(t, config)
+  t.equal((await post(app, { id: 1, name: 'Before' })).statusCode, 200)
+
+  // Fill the disk, all but a few KiB.
+  const filler = join(dir, 'filler')
+  const free = () => Number(spawnSync('df', ['--output=avail', '-B1', dir], { encoding: 'utf8' }).stdout.split('\n')[1])
+  writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 8192)))
+  const full = await post(app, { id: 2, name: 'x'.repeat(64 * 1024) })
+  assertError(t, full, 503, /^The store is unavailable, try again later$/)
+
+  rmSync(filler)
+  const store = await openStoreOf(t, config.databaseUrl)
+  t.equal(await store.get(2n), undefined, 'nothing was written')
+  t.equal((await post(app, { id: 2, name: 'x'.repeat(64 * 1024) })).statusCode, 200, 'the retry succeeds once there is room')
+  t.same(await store.get(1n), { id: 1n, name: 'Before' })
   t.equal((await app.inject({ url: '/readyz' })).statusCode, 200)
 })
