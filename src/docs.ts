@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { isMap, isScalar, isSeq } from 'yaml'
 import type { LoadedDocument, OpenApiDocument } from './openapi/document.js'
 
 export const DOCS_PREFIX = '/docs'
@@ -23,9 +22,14 @@ export function documentForInstance (document: OpenApiDocument, baseUrl: string)
   }
 }
 
-/** The YAML text with only the base_url defaults rewritten: comments and layout are kept byte for byte. */
-export function yamlForInstance ({ text, syntax }: LoadedDocument): (baseUrl: string) => string {
-  const servers = syntax.get('servers', true)
+/**
+ * The YAML text with only the base_url defaults rewritten: comments and layout are kept byte
+ * for byte. The yaml package's syntax tree knows where each value stands in the text; it is
+ * loaded on the first request for /openapi.yaml, not at boot.
+ */
+export async function yamlForInstance (text: string): Promise<(baseUrl: string) => string> {
+  const { isMap, isScalar, isSeq, parseDocument } = await import('yaml')
+  const servers = parseDocument(text).get('servers', true)
   const ranges: Array<[number, number]> = []
   for (const server of isSeq(servers) ? servers.items : []) {
     const value = isMap(server) ? server.getIn(['variables', 'base_url', 'default'], true) : undefined
@@ -44,7 +48,7 @@ export function yamlForInstance ({ text, syntax }: LoadedDocument): (baseUrl: st
 
 /** Public documentation: Swagger UI from local assets, and the document itself. */
 export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDocument }): Promise<void> {
-  const yamlFor = yamlForInstance(loaded)
+  let yamlFor: Promise<(baseUrl: string) => string> | undefined
   await app.register(swagger, { mode: 'static', specification: { document: loaded.document as any } })
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
@@ -60,7 +64,9 @@ export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDo
     transformSpecification: (spec, request) => documentForInstance(spec, baseUrlOf(request)),
     transformSpecificationClone: true
   })
-  app.get('/openapi.yaml', { schema: { hide: true } }, async (request, reply) =>
-    reply.type('application/yaml; charset=utf-8').send(yamlFor(baseUrlOf(request))))
+  app.get('/openapi.yaml', { schema: { hide: true } }, async (request, reply) => {
+    const forInstance = await (yamlFor ??= yamlForInstance(loaded.text))
+    return reply.type('application/yaml; charset=utf-8').send(forInstance(baseUrlOf(request)))
+  })
   app.get('/openapi.json', { schema: { hide: true } }, async (request) => documentForInstance(loaded.document, baseUrlOf(request)))
 }
