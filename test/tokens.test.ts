@@ -18,3 +18,23 @@ t.test('can be replaced, never with nothing', async (t) => {
   t.throws(() => tokens.replace([]), /at least one API token/)
   t.ok(tokens.has('new-token-0123456789ab'), 'a refused replacement changes nothing')
 })
+
+t.test('a check costs the same wherever the match is, or with none', async (t) => {
+  // With 200 tokens, stopping at a match would make a first-token match ~100 times cheaper
+  // than none; comparing every token keeps them all within noise (a 10× bound) of each other.
+  const tokens = Array.from({ length: 200 }, (_, i) => `token-${String(i).padStart(4, '0')}-abcdefghijklmnop`)
+  const set = new TokenSet(tokens)
+  const cost = (candidate: string): number => {
+    const runs: number[] = []
+    for (let round = 0; round < 5; round++) {
+      const start = process.hrtime.bigint()
+      for (let i = 0; i < 500; i++) set.has(candidate)
+      runs.push(Number(process.hrtime.bigint() - start))
+    }
+    return Math.min(...runs)
+  }
+  cost(tokens[0]) // warm up
+  const costs = [cost(tokens[0]), cost(tokens[199]), cost('token-9999-abcdefghijklmnop'), cost('short')]
+  const spread = Math.max(...costs) / Math.min(...costs)
+  t.ok(spread < 10, `first match, last match, no match, wrong length cost alike (spread ${spread.toFixed(2)}×)`)
+})
