@@ -9,9 +9,10 @@ import { OverloadedError, ShuttingDownError } from './errors.js'
 // What a public API owes its users: bounded requests, bounded connections, and load shed with
 // a 503 in the contract's Error shape instead of falling over. Each bound is a config knob.
 
-// How often the event-loop delay is sampled (under-pressure's default is 1 s), so shedding
-// starts soon after the lag does.
-const SAMPLE_INTERVAL = 100
+// How often the event-loop delay is sampled: under-pressure's default, 1 s. A shorter interval
+// reacts sooner but misreads one long synchronous step (a sample window with no tick in it
+// counts as infinite delay) as overload.
+const SAMPLE_INTERVAL = 1000
 
 /** Errors Node's HTTP parser raises before Fastify sees a request, answered in the Error shape. */
 const CLIENT_ERRORS: Record<string, [number, string]> = {

@@ -87,9 +87,9 @@ t.test('connections: MAX_CONNECTIONS, further ones closed at once', async (t) =>
 t.test('overload: MAX_EVENT_LOOP_DELAY_MS sheds API requests with 503, probes still answer', async (t) => {
   const app = await buildTestApp(t, await testConfig(t, { maxEventLoopDelay: 50 }))
   t.equal((await post(app, { id: 1, name: 'Fern' })).statusCode, 200, 'no shedding right after start-up')
-  await sleep(300) // shedding is armed once the start-up lag is out of the samples
-  // Keep the event loop lagging ~90 ms at every turn, as under overload, past a sample.
-  for (let i = 0; i < 4; i++) {
+  await sleep(2100) // shedding is armed once the start-up lag is out of the samples (two of 1 s)
+  // Keep the event loop lagging ~90 ms at every turn, as under overload.
+  for (let i = 0; i < 25; i++) { // 2.25 s: a whole sample window lags
     const until = Date.now() + 90
     while (Date.now() < until); // busy: nothing else runs
     await new Promise((resolve) => setImmediate(resolve))
