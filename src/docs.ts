@@ -61,8 +61,9 @@ export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDo
       // Keep the token through a reload.
       persistAuthorization: true
     },
+    // documentForInstance copies what it changes, so no deep clone per request is needed.
     transformSpecification: (spec, request) => documentForInstance(spec, baseUrlOf(request)),
-    transformSpecificationClone: true
+    transformSpecificationClone: false
   })
   app.get('/openapi.yaml', { schema: { hide: true } }, async (request, reply) => {
     const forInstance = await (yamlFor ??= yamlForInstance(loaded.text))

@@ -1,8 +1,7 @@
 import underPressure from '@fastify/under-pressure'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
-import type { Server } from 'node:http'
+import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
-import { STATUS_CODES } from 'node:http'
 import type { Config } from './config.js'
 import { OverloadedError, ShuttingDownError } from './errors.js'
 
