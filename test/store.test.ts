@@ -1,6 +1,23 @@
 import t from 'tap'
 import type { StoredPlant } from '../src/store/store.js'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { openStore } from '../src/store/open.js'
 import { freshDatabase, openStoreOf } from './helper.js'
+
+/** Records schema version 99 through the raw driver, as a newer service would. */
+async function bumpSchema (url: string): Promise<void> {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length))
+    db.pragma('user_version = 99')
+    db.close()
+    return
+  }
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query('INSERT INTO schema_migrations (version) VALUES (99)')
+  await client.end()
+}
 
 // One contract, every store.
 for (const backend of ['sqlite', 'postgres'] as const) {
@@ -66,6 +83,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       t.same(await store.get(10n), { id: 10n, name: 'A' })
       t.same(await store.get(12n), { id: 12n, name: 'B' })
       t.equal(await store.get(11n), undefined)
+    })
+
+    t.test('a database migrated by a newer service is refused', async (t) => {
+      const url = await freshDatabase(t, backend)
+      await (await openStore(url, { pgPoolSize: 1 })).close() // migrated to today's version
+      await bumpSchema(url)
+      await t.rejects(openStore(url, { pgPoolSize: 1 }), /the database is at schema version 99, newer than this service knows \(1\)/)
     })
 
     t.test('migrations run once and reopening is safe', async (t) => {

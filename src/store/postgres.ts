@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { StoreUnavailableError } from '../errors.js'
-import { outcomeOver, plantFromRow, type CreateOutcome, type PlantStore, type StoredPlant } from './store.js'
+import { checkSchemaVersion, outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type PlantStore, type StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1; the table
 // schema_migrations records which have run.
@@ -28,8 +28,6 @@ export interface PostgresOptions {
   onIdleError?: (err: Error) => void
 }
 
-interface PlantRow { id: bigint, name: string, tag: string | null }
-
 export function createPool (connectionString: string, { poolSize, onIdleError }: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
@@ -53,9 +51,7 @@ export async function migrate (pool: pg.Pool): Promise<void> {
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())')
     const { rows } = await client.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM schema_migrations')
     const version = rows[0].version
-    if (version > MIGRATIONS.length) {
-      throw new Error(`the database is at schema version ${version}, newer than this service knows (${MIGRATIONS.length})`)
-    }
+    checkSchemaVersion(version, MIGRATIONS.length)
     for (let next = version; next < MIGRATIONS.length; next++) {
       await client.query('BEGIN')
       try {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { StoreUnavailableError } from '../errors.js'
-import { outcomeOver, plantFromRow, type CreateOutcome, type PlantStore, type StoredPlant } from './store.js'
+import { checkSchemaVersion, outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type PlantStore, type StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1,
 // and PRAGMA user_version records how many have run.
@@ -22,7 +22,6 @@ function classify (err: unknown): unknown {
   return UNAVAILABLE.test(String((err as { code?: unknown }).code)) ? new StoreUnavailableError({ cause: err }) : err
 }
 
-interface PlantRow { id: bigint, name: string, tag: string | null }
 interface Pending { plant: StoredPlant, resolve: (outcome: CreateOutcome) => void, reject: (err: unknown) => void }
 type Result = { outcome: CreateOutcome } | { err: unknown }
 
@@ -47,6 +46,13 @@ export function openSqliteStore (path: string): PlantStore {
     const row = select.get(id)
     return row === undefined ? undefined : plantFromRow(row)
   }
+  const reading = <T>(read: () => T): T => {
+    try {
+      return read()
+    } catch (err) {
+      throw classify(err)
+    }
+  }
   const createOne = (plant: StoredPlant): CreateOutcome =>
     insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1 ? 'created' : outcomeOver(find(plant.id), plant)
 
@@ -60,10 +66,9 @@ export function openSqliteStore (path: string): PlantStore {
       return { err }
     }
   }))
-  let queue: Pending[] = []
+  const queue: Pending[] = []
   const flush = (): void => {
-    const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH)
-    queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH)
+    const batch = queue.splice(0, MAX_BATCH)
     if (queue.length > 0) setImmediate(flush)
     let results: Result[]
     try {
@@ -81,20 +86,8 @@ export function openSqliteStore (path: string): PlantStore {
         if (queue.push({ plant, resolve, reject }) === 1) setImmediate(flush)
       })
     },
-    async get (id) {
-      try {
-        return find(id)
-      } catch (err) {
-        throw classify(err)
-      }
-    },
-    async ping () {
-      try {
-        ping.get()
-      } catch (err) {
-        throw classify(err)
-      }
-    },
+    get: async (id) => reading(() => find(id)),
+    ping: async () => { reading(() => ping.get()) },
     async close () {
       while (queue.length > 0) flush()
       db.close()
@@ -105,9 +98,7 @@ export function openSqliteStore (path: string): PlantStore {
 function migrate (db: Database.Database): void {
   db.transaction(() => {
     const version = Number(db.pragma('user_version', { simple: true }))
-    if (version > MIGRATIONS.length) {
-      throw new Error(`the database is at schema version ${version}, newer than this service knows (${MIGRATIONS.length})`)
-    }
+    checkSchemaVersion(version, MIGRATIONS.length)
     for (const sql of MIGRATIONS.slice(version)) db.exec(sql)
     db.pragma(`user_version = ${MIGRATIONS.length}`)
   }).immediate()

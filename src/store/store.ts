@@ -23,12 +23,20 @@ export interface PlantStore {
   close (): Promise<void>
 }
 
+/** A plant as both stores keep it: int8 id, and NULL for no tag. */
+export interface PlantRow { id: bigint, name: string, tag: string | null }
+
 /** A stored row as a plant: a NULL tag is no tag. */
-export function plantFromRow (row: { id: bigint, name: string, tag: string | null }): StoredPlant {
+export function plantFromRow (row: PlantRow): StoredPlant {
   return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
 }
 
 /** The outcome of a create whose id was already taken by `existing`. */
 export function outcomeOver (existing: StoredPlant | undefined, plant: StoredPlant): 'replayed' | 'conflict' {
   return existing?.name === plant.name && existing.tag === plant.tag ? 'replayed' : 'conflict'
+}
+
+/** Refuses a database whose schema was migrated by a newer version of the service. */
+export function checkSchemaVersion (version: number, known: number): void {
+  if (version > known) throw new Error(`the database is at schema version ${version}, newer than this service knows (${known})`)
 }
