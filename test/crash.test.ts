@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { freshDatabase, openStoreOf } from './helper.js'
-import { startServer } from './server-process.js'
+import { postPlant, startServer } from './server-process.js'
 
 // A 200 means stored: kill -9 the server at a random moment under concurrent creates, restart it
 // on the same database, and every acknowledged plant must be there. CRASH_ROUNDS sets the kills
@@ -28,7 +28,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           const id = nextId++
           const name = `plant ${id} of round ${round}`
           try {
-            const res = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: `{"id":${id},"name":"${name}"}` })
+            const res = await postPlant(url, TOKEN, `{"id":${id},"name":"${name}"}`)
             if (res.status === 200) acked.set(id, name)
             else unexpected.push(res.status)
             await res.arrayBuffer()
@@ -63,7 +63,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     const ids = [...acked.keys()]
     for (let i = 0; i < ids.length; i += 64) {
       await Promise.all(ids.slice(i, i + 64).map(async (id) => {
-        const res = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: `{"id":${id},"name":"someone else"}` })
+        const res = await postPlant(url, TOKEN, `{"id":${id},"name":"someone else"}`)
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
         await res.arrayBuffer()
       }))

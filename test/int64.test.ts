@@ -1,6 +1,7 @@
 import t from 'tap'
 import { exactNumber, parseJsonBody } from '../src/json-body.js'
 import { assertError, buildTestApp, openStoreOf, testConfig, TOKEN } from './helper.js'
+import { postPlant } from './server-process.js'
 
 // Ids travel as raw JSON text: JSON.stringify would round them before they leave.
 const body = (id: string, name = 'Fern') => `{"id":${id},"name":"${name}"}`
@@ -10,7 +11,7 @@ async function listening (t: any) {
   const app = await buildTestApp(t, config)
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const post = async (payload: string) => {
-    const res = await fetch(`${base}/plants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: payload })
+    const res = await postPlant(base, TOKEN, payload)
     const text = await res.text()
     return { statusCode: res.status, json: () => JSON.parse(text) }
   }

@@ -28,3 +28,8 @@ export function startServer (t: Test, env: Record<string, string>, cwd: string =
   listening.catch(() => {}) // a test that expects the start to fail awaits `exited` instead
   return { child, listening, exited, output: () => ({ stdout, stderr }) }
 }
+
+/** POST /plants over real HTTP, with a raw JSON body (so ids beyond 2^53 keep their digits). */
+export function postPlant (baseUrl: string, token: string, body: string): Promise<Response> {
+  return fetch(`${baseUrl}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body })
+}

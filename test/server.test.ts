@@ -3,14 +3,14 @@ import { request } from 'node:http'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { startServer as start } from './server-process.js'
+import { postPlant, startServer as start } from './server-process.js'
 
 t.test('npm start works out of the box: a generated token, printed once with the docs URL', async (t) => {
   const server = start(t, {})
   const { url, token } = await server.listening
   t.ok(token !== undefined && token.length >= 32, 'a strong token is printed')
   t.match(server.output().stdout, `API docs: ${url}/docs`)
-  const res = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"id":1,"name":"Fern"}' })
+  const res = await postPlant(url, token ?? '', '{"id":1,"name":"Fern"}')
   t.equal(res.status, 200)
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
@@ -59,9 +59,7 @@ t.test('SIGHUP re-reads API_TOKENS_FILE: tokens rotate without a restart', async
   writeFileSync(file, `${oldToken}\n`)
   const server = start(t, { API_TOKENS_FILE: file, LOG_LEVEL: 'info' }, dir)
   const { url } = await server.listening
-  const status = async (token: string) => (await fetch(`${url}/plants`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"id":1,"name":"Fern"}'
-  })).status
+  const status = async (token: string) => (await postPlant(url, token, '{"id":1,"name":"Fern"}')).status
   t.equal(await status(oldToken), 200)
   t.equal(await status(newToken), 401)
 

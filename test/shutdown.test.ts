@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { openStoreOf } from './helper.js'
-import { startServer } from './server-process.js'
+import { postPlant, startServer } from './server-process.js'
 
 // SIGTERM under load: answered, refused, exited 0, durable. And the forced exits.
 const TOKEN = 'shutdown-test-token-0123456789'
@@ -45,7 +45,7 @@ t.test('SIGTERM under load: answers, refuses new connections, exits 0 promptly, 
     for (;;) {
       const id = nextId++
       try {
-        const res = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: `{"id":${id},"name":"p${id}"}` })
+        const res = await postPlant(url, TOKEN, `{"id":${id},"name":"p${id}"}`)
         statuses.push(res.status)
         const body = await res.json() as { error?: number }
         if (res.status === 200) acked.set(id, `p${id}`)
@@ -83,7 +83,7 @@ t.test('SIGTERM under load: answers, refuses new connections, exits 0 promptly, 
 t.test('a second SIGTERM forces the exit, and the store survives it', async (t) => {
   const { databaseUrl, server } = serve(t)
   const { url } = await server.listening
-  const created = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"id":1,"name":"Kept"}' })
+  const created = await postPlant(url, TOKEN, '{"id":1,"name":"Kept"}')
   t.equal(created.status, 200)
   await stuckRequest(url)
   server.child.kill('SIGTERM')
@@ -99,7 +99,7 @@ t.test('a second SIGTERM forces the exit, and the store survives it', async (t) 
 t.test('a drain past SHUTDOWN_TIMEOUT_MS forces the exit, and the store survives it', async (t) => {
   const { databaseUrl, server } = serve(t, { SHUTDOWN_TIMEOUT_MS: '500' })
   const { url } = await server.listening
-  t.equal((await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"id":1,"name":"Kept"}' })).status, 200)
+  t.equal((await postPlant(url, TOKEN, '{"id":1,"name":"Kept"}')).status, 200)
   await stuckRequest(url)
   const sentAt = Date.now()
   server.child.kill('SIGTERM')
