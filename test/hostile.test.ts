@@ -12,6 +12,7 @@ const RUNS = Number(process.env.HOSTILE_RUNS ?? 5000)
 const BODY_LIMIT = 16 * 1024 // a small limit, so that "huge" strings are cheap to make
 const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n }
 
+const POLLUTING = /"(__proto__|constructor)":/
 type Schema = Record<string, any>
 type Json = null | boolean | number | bigint | string | Json[] | { [key: string]: Json }
 
@@ -50,8 +51,9 @@ function valid (raw: Schema): fc.Arbitrary<Json> {
   if (schema.type === 'object') {
     const required = new Set<string>(schema.required ?? [])
     const known = Object.fromEntries(Object.entries<Schema>(schema.properties).map(([key, sub]) => [key, valid(sub)]))
-    // Unknown properties are allowed (and dropped) since the schema does not forbid them.
-    const extra = fc.dictionary(fc.string({ maxLength: 8 }).filter((k) => !(k in known) && k !== '__proto__'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 })
+    // Unknown properties are allowed (and dropped) since the schema does not forbid them; but
+    // never a prototype-polluting key, at any depth: the service refuses those (see hostile).
+    const extra = fc.dictionary(fc.string({ maxLength: 8 }).filter((k) => !(k in known) && k !== '__proto__'), fc.jsonValue({ maxDepth: 3 }).filter((v) => !POLLUTING.test(JSON.stringify(v))), { maxKeys: 3 })
     return fc.tuple(fc.record(known, { requiredKeys: [...required] as any }), extra).map(([plant, more]) => ({ ...(more as object), ...plant } as Json))
   }
   throw new Error(`no generator for ${JSON.stringify(schema)}`)
