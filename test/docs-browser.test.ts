@@ -6,7 +6,7 @@ import { chromium, type Locator, type Page } from 'playwright-core'
 import t from 'tap'
 import { buildTestApp, TOKEN } from './helper.js'
 
-// /docs for a person, in Debian's Chromium (installed by scripts/ensure-browser.sh before
+// /docs for a person, in Debian's Chromium (installed by scripts/ensure-tool.sh before
 // npm test). No downloaded browser build: none can be fetched here.
 const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url))
