@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -22,12 +23,15 @@ export interface Config {
   maxEventLoopDelay: number
   /** How long in-flight requests may drain after SIGTERM/SIGINT before the process exits anyway, in ms. */
   shutdownTimeout: number
-  /** The accepted bearer tokens. Empty means "generate one at start" (see server.ts). */
+  /** The accepted bearer tokens. Empty means "use the kept token" (see generated-token.ts). */
   apiTokens: string[]
+  /** Where the token made for a service with no tokens configured is kept: beside the SQLite database. */
+  generatedTokenFile: string
   logLevel: LogLevel
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plants.db'
+const DEFAULT_DATA_DIR = './data'
 export const DEFAULT_PG_POOL_SIZE = 10
 export const MIN_TOKEN_LENGTH = 16
 
@@ -84,9 +88,19 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const shutdownTimeout = int('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000)
 
   const apiTokens = readTokens(env, problems)
+  // One token per data directory: beside the SQLite file, or in ./data with PostgreSQL.
+  const dataDir = databaseUrl.startsWith('sqlite:') ? dirname(databaseUrl.slice('sqlite:'.length)) : DEFAULT_DATA_DIR
+  const generatedTokenFile = join(dataDir, 'api-token')
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, logLevel }
+  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel }
+}
+
+/** Why a token cannot be used, or undefined when it can. */
+export function tokenProblem (token: string): string | undefined {
+  if (token.length < MIN_TOKEN_LENGTH) return `is shorter than ${MIN_TOKEN_LENGTH} characters`
+  if (!TOKEN_PATTERN.test(token)) return 'has characters other than letters, digits and -._~+/ (with trailing =)'
+  return undefined
 }
 
 /** A database URL fit for messages and logs: any password is masked. */
@@ -118,11 +132,8 @@ function readTokens (env: Record<string, string | undefined>, problems: string[]
 
   if (raw.length === 0) problems.push(`${source} holds no token`)
   raw.forEach((token, i) => {
-    if (token.length < MIN_TOKEN_LENGTH) {
-      problems.push(`${source}: token #${i + 1} is shorter than ${MIN_TOKEN_LENGTH} characters`)
-    } else if (!TOKEN_PATTERN.test(token)) {
-      problems.push(`${source}: token #${i + 1} has characters other than letters, digits and -._~+/ (with trailing =)`)
-    }
+    const problem = tokenProblem(token)
+    if (problem !== undefined) problems.push(`${source}: token #${i + 1} ${problem}`)
   })
   return raw
 }

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { DOCS_PREFIX } from './docs.js'
+import { keptToken, type KeptToken } from './generated-token.js'
 import { TokenSet } from './tokens.js'
 
 async function main (): Promise<void> {
@@ -14,15 +14,20 @@ async function main (): Promise<void> {
     process.exit(1)
   }
 
-  // No tokens configured: make one, so `npm start` works out of the box. It is printed once,
-  // straight to the terminal, never into the logs.
-  const generated = config.apiTokens.length === 0 ? randomBytes(32).toString('base64url') : undefined
-  if (generated !== undefined) config = { ...config, apiTokens: [generated] }
+  // No tokens configured: the one kept beside the database. It is printed once, straight to
+  // the terminal, never into the logs.
+  let kept: KeptToken | undefined
+  if (config.apiTokens.length === 0) {
+    kept = keptToken(config.generatedTokenFile)
+    config = { ...config, apiTokens: [kept.token] }
+  }
 
   const tokens = new TokenSet(config.apiTokens)
   const app = await buildApp(config, { tokens })
   const address = await app.listen({ port: config.port, host: config.host })
-  const tokenLine = generated === undefined ? '' : `No API_TOKENS set; this run accepts the generated token:\n  ${generated}\n`
+  const tokenLine = kept === undefined
+    ? ''
+    : `No API_TOKENS set; accepting the ${kept.created ? 'new' : 'reused'} token kept in ${config.generatedTokenFile}:\n  ${kept.token}\n`
   process.stdout.write(`\nPlant Store is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n\n`)
 
   let closing = false

@@ -19,6 +19,7 @@ t.test('defaults', async (t) => {
     maxEventLoopDelay: 1000,
     shutdownTimeout: 10000,
     apiTokens: [],
+    generatedTokenFile: 'data/api-token',
     logLevel: 'info'
   })
 })
@@ -32,6 +33,8 @@ t.test('reads every variable', async (t) => {
   })
   t.throws(() => loadConfig({ MAX_CONNECTIONS: '0' }), /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/)
   t.throws(() => loadConfig({ BODY_LIMIT_BYTES: 'lots' }), /BODY_LIMIT_BYTES must be an integer/)
+  t.equal(loadConfig({ DATABASE_URL: 'sqlite:/srv/plants/store.db' }).generatedTokenFile, '/srv/plants/api-token', 'the kept token lives beside the SQLite file')
+  t.equal(loadConfig({ DATABASE_URL: 'postgres://db/plants' }).generatedTokenFile, 'data/api-token')
   for (const url of ['postgres://u:p@db:5432/plants', 'postgresql://db/plants']) {
     t.equal(loadConfig({ DATABASE_URL: url, PG_POOL_SIZE: '25' }).databaseUrl, url)
     t.equal(loadConfig({ DATABASE_URL: url, PG_POOL_SIZE: '25' }).pgPoolSize, 25)

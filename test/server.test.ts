@@ -1,20 +1,70 @@
-import { writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { postPlant, startServer as start } from './server-process.js'
 
-t.test('npm start works out of the box: a generated token, printed once with the docs URL', async (t) => {
-  const server = start(t, {})
-  const { url, token } = await server.listening
-  t.ok(token !== undefined && token.length >= 32, 'a strong token is printed')
-  t.match(server.output().stdout, `API docs: ${url}/docs`)
-  const res = await postPlant(url, token ?? '', '{"id":1,"name":"Fern"}')
-  t.equal(res.status, 200)
+t.test('npm start works out of the box: a token made once, kept beside the database, printed with the docs URL', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'data', 'api-token')
+  const run = async () => {
+    const server = start(t, {}, dir)
+    const { url, token } = await server.listening
+    const res = await postPlant(url, token ?? '', '{"id":1,"name":"Fern"}')
+    t.equal(res.status, 200, 'the printed token is accepted')
+    server.child.kill('SIGTERM')
+    t.equal(await server.exited, 0)
+    const { stdout } = server.output()
+    t.match(stdout, `API docs: ${url}/docs`)
+    t.equal(stdout.split(token!).length, 2, 'the token appears exactly once in the output')
+    return { token: token!, stdout }
+  }
+
+  const first = await run()
+  t.ok(first.token.length >= 32, 'a strong token is made')
+  t.match(first.stdout, 'accepting the new token kept in data/api-token:')
+  t.equal(statSync(file).mode & 0o777, 0o600, 'the file is readable by its owner only')
+  t.equal(readFileSync(file, 'utf8'), `${first.token}\n`)
+
+  const second = await run()
+  t.equal(second.token, first.token, 'a restart reuses the token')
+  t.match(second.stdout, 'accepting the reused token kept in data/api-token:')
+
+  rmSync(file)
+  const third = await run()
+  t.not(third.token, first.token, 'deleting the file rotates the token')
+  t.match(third.stdout, 'accepting the new token')
+})
+
+t.test('a kept token file that others can read, or that holds no usable token, is refused, not replaced', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'api-token')
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'plants.db')}` }
+  const token = 'kept-token-0123456789abcdefghij'
+  for (const [content, mode, reason] of [
+    [token, 0o644, /^Plant Store cannot start: \S+api-token is open to other users \(mode 644\); run chmod 600 on it, or delete it to get a new token\n$/],
+    ['x1y2', 0o600, /^Plant Store cannot start: \S+api-token holds no usable token \(it is shorter than 16 characters\); delete it to get a new one\n$/],
+    ['not a token at all, with spaces', 0o600, /holds no usable token \(it has characters other than/]
+  ] as const) {
+    writeFileSync(file, `${content}\n`)
+    chmodSync(file, mode)
+    const server = start(t, env, dir)
+    t.equal(await server.exited, 1, `mode ${mode.toString(8)}: refused`)
+    t.match(server.output().stderr, reason)
+    t.notMatch(server.output().stderr, content, 'the file\'s content is not printed')
+    t.equal(readFileSync(file, 'utf8'), `${content}\n`, 'the file is left as it was')
+  }
+})
+
+t.test('with tokens configured, nothing is made or written', async (t) => {
+  const dir = t.testdir()
+  const server = start(t, { API_TOKENS: 'configured-token-0123456789' }, dir)
+  const { token } = await server.listening
+  t.equal(token, undefined, 'no token printed')
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
-  t.equal(server.output().stdout.split(token!).length, 2, 'the token appears exactly once in the output')
+  t.notOk(existsSync(join(dir, 'data', 'api-token')), 'no token file')
 })
 
 t.test('SIGTERM drains an in-flight request, then refuses new ones and exits 0', async (t) => {
