@@ -6,10 +6,11 @@ import t from 'tap'
 import pg from 'pg'
 import { generate } from '../scripts/generate.js'
 import { freshDatabaseUrl } from './postgres.js'
+import { runTs } from './server-process.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const run = (script: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8' })
+  spawnSync(process.execPath, [...runTs.args, join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...runTs.env } })
 
 t.test('the committed generated/ matches openapi.yaml', async (t) => {
   const res = run('generate.ts', '--check')
@@ -41,8 +42,8 @@ t.test('the spec validator accepts ours and rejects a broken document', async (t
 })
 
 t.test('npm run migrate applies the migrations without starting the server', async (t) => {
-  const migrate = (databaseUrl: string) => spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/migrate.ts')], {
-    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl }
+  const migrate = (databaseUrl: string) => spawnSync(process.execPath, [...runTs.args, join(root, 'src/migrate.ts')], {
+    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...runTs.env }
   })
   const url = await freshDatabaseUrl()
   const first = migrate(url)

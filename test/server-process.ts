@@ -3,13 +3,22 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 
-// The service as a real process (src/server.ts under tsx), as an operator runs it.
+// The service as a real process, as an operator runs it.
 const root = fileURLToPath(new URL('../', import.meta.url))
 
+// Under tap, a TypeScript child runs on the tests' own loader: coverage from every process is
+// merged per file before source maps apply, so a second transpiler (tsx, which also joins
+// lines) would garble the figures. Outside tap, tsx.
+const tapLoader = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'))
+/** Node arguments and environment that run a TypeScript file of this project in a child process. */
+export const runTs = tapLoader.length > 0
+  ? { args: [...tapLoader, '--enable-source-maps'], env: { TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: join(root, 'tsconfig.json') } }
+  : { args: ['--import', 'tsx'], env: {} }
+
 export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir()) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/server.ts')], {
+  const child = spawn(process.execPath, [...runTs.args, join(root, 'src/server.ts')], {
     cwd,
-    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...runTs.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let stdout = ''
@@ -21,7 +30,7 @@ export function startServer (t: Test, env: Record<string, string>, cwd: string =
   const listening = new Promise<{ url: string, token?: string }>((resolve, reject) => {
     child.stdout.on('data', () => {
       const url = /listening on (\S+)/.exec(stdout)?.[1]
-      if (url !== undefined && /API docs/.test(stdout)) resolve({ url, token: /generated token:\n\s+(\S+)/.exec(stdout)?.[1] })
+      if (url !== undefined && /API docs/.test(stdout)) resolve({ url, token: /token kept in [^\n]*:\n\s+(\S+)/.exec(stdout)?.[1] })
     })
     exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
   })
