@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chownSync, cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -55,8 +55,10 @@ async function findBinaries (): Promise<Binaries> {
   return { initdb: join(copy, 'bin', 'initdb'), postgres: join(copy, 'bin', 'postgres'), user }
 }
 
-function run (file: string, args: string[], user: Binaries['user']): ChildProcess {
-  return spawn(file, args, { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
+/** Runs a PostgreSQL binary as its user, pinned to `cpus` when given, in a process group of its own. */
+function run (file: string, args: string[], user: Binaries['user'], cpus?: string): ChildProcess {
+  const [command, ...rest] = cpus === undefined ? [file, ...args] : ['taskset', '-c', cpus, file, ...args]
+  return spawn(command, rest, { ...user, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
 }
 
 function exited (child: ChildProcess): Promise<number | null> {
@@ -72,22 +74,35 @@ export interface EmbeddedServer {
   url: string
   start: () => Promise<void>
   stop: () => Promise<void>
-  /** Stops the server if it runs, and removes its files. */
+  /** SIGKILL to the server and every process of it at once, as in a power cut; no shutdown. */
+  kill: () => Promise<void>
+  /** The postmaster's pid while it runs. */
+  pid: () => number | undefined
+  /** Stops the server if it runs, and removes its files (unless the caller chose where they live). */
   destroy: () => Promise<void>
 }
 
-export async function startEmbeddedPostgres (): Promise<EmbeddedServer> {
+export interface EmbeddedOptions {
+  /** Where the cluster lives; initdb creates it, so its parent must be writable by the server's user. Default: a new folder under the OS temp dir. */
+  dataDir?: string
+  /** Cores to pin the server to (taskset's list). */
+  cpus?: string
+}
+
+/** The user the server runs as: the postgres user when we are root, else our own. */
+export async function postgresUser (): Promise<Binaries['user']> {
+  return (await (binaries ??= findBinaries())).user
+}
+
+export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedOptions = {}): Promise<EmbeddedServer> {
+  const dataDir = given ?? join(tmpdir(), `plant-store-pg-${randomUUID()}`)
   const bin = await (binaries ??= findBinaries())
   const port = await freePort()
-  const dataDir = join(tmpdir(), `plant-store-pg-${randomUUID()}`)
-  const passwordFile = `${dataDir}.password`
-  mkdirSync(dataDir, { mode: 0o700 })
+  const passwordFile = join(tmpdir(), `plant-store-pg-${randomUUID()}.password`)
   writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 })
-  if (bin.user !== undefined) {
-    chownSync(dataDir, bin.user.uid, bin.user.gid)
-    chownSync(passwordFile, bin.user.uid, bin.user.gid)
-  }
-  const remove = (): void => rmSync(dataDir, { recursive: true, force: true })
+  if (bin.user !== undefined) chownSync(passwordFile, bin.user.uid, bin.user.gid)
+  // A data directory the caller chose is the caller's to remove.
+  const remove = (): void => { if (given === undefined) rmSync(dataDir, { recursive: true, force: true }) }
   try {
     const initdb = run(bin.initdb, [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--no-locale'], bin.user)
     let initLog = ''
@@ -105,7 +120,7 @@ export async function startEmbeddedPostgres (): Promise<EmbeddedServer> {
   let server: ChildProcess | undefined
   const start = async (): Promise<void> => {
     // TCP on loopback only; no Unix socket, so nothing is left in a shared folder.
-    server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], bin.user)
+    server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], bin.user, cpus)
     const failed = exited(server).then((status) => { throw new Error(`postgres exited (${status}) before it was ready`) })
     for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
       const client = new pg.Client({ connectionString: url })
@@ -117,13 +132,17 @@ export async function startEmbeddedPostgres (): Promise<EmbeddedServer> {
       await sleep(50)
     }
   }
-  const stop = async (): Promise<void> => {
+  const signal = async (name: NodeJS.Signals, group: boolean): Promise<void> => {
     if (server === undefined) return
     const done = exited(server)
-    server.kill('SIGINT') // fast shutdown: roll back what is open, then exit
+    if (group) process.kill(-server.pid!, name)
+    else server.kill(name)
     await done
     server = undefined
   }
+  // Fast shutdown: roll back what is open, then exit.
+  const stop = async (): Promise<void> => await signal('SIGINT', false)
+  const kill = async (): Promise<void> => await signal('SIGKILL', true)
   const destroy = async (): Promise<void> => {
     await stop()
     remove()
@@ -134,5 +153,5 @@ export async function startEmbeddedPostgres (): Promise<EmbeddedServer> {
     await destroy()
     throw err
   }
-  return { url, start, stop, destroy }
+  return { url, start, stop, kill, pid: () => server?.pid, destroy }
 }

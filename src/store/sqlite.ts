@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { StoreUnavailableError } from '../errors.js'
+import { GroupCommit, type RowResult, type StoreObserver } from './group-commit.js'
 import { checkSchemaVersion, outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type PlantStore, type StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1,
@@ -22,10 +23,11 @@ function classify (err: unknown): unknown {
   return UNAVAILABLE.test(String((err as { code?: unknown }).code)) ? new StoreUnavailableError({ cause: err }) : err
 }
 
-interface Pending { plant: StoredPlant, resolve: (outcome: CreateOutcome) => void, reject: (err: unknown) => void }
-type Result = { outcome: CreateOutcome } | { err: unknown }
+export interface SqliteOptions {
+  observer?: StoreObserver
+}
 
-export function openSqliteStore (path: string): PlantStore {
+export function openSqliteStore (path: string, { observer }: SqliteOptions = {}): PlantStore {
   mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
   // WAL with synchronous=FULL syncs every commit to disk: a 200 survives power loss.
@@ -56,40 +58,24 @@ export function openSqliteStore (path: string): PlantStore {
   const createOne = (plant: StoredPlant): CreateOutcome =>
     insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1 ? 'created' : outcomeOver(find(plant.id), plant)
 
-  // Group commit: the creates that arrive in one event-loop turn share one transaction, so one
-  // fsync. A row that fails fails alone (SQLite undoes just that statement); a failed commit
-  // fails the whole batch. Every caller hears back only after the commit returned.
-  const commit = db.transaction((batch: Pending[]): Result[] => batch.map(({ plant }) => {
+  // One transaction per batch, its rows inserted in arrival order, so the first of two
+  // different plants for one id wins. A row that fails fails alone (SQLite undoes just that
+  // statement); a failed commit fails the whole batch.
+  const transaction = db.transaction((plants: StoredPlant[]): RowResult[] => plants.map((plant) => {
     try {
-      return { outcome: createOne(plant) }
+      return createOne(plant)
     } catch (err) {
-      return { err }
+      return { error: classify(err) }
     }
   }))
-  const queue: Pending[] = []
-  const flush = (): void => {
-    const batch = queue.splice(0, MAX_BATCH)
-    if (queue.length > 0) setImmediate(flush)
-    let results: Result[]
-    try {
-      results = commit.immediate(batch)
-    } catch (err) {
-      for (const pending of batch) pending.reject(classify(err))
-      return
-    }
-    results.forEach((result, i) => 'err' in result ? batch[i].reject(classify(result.err)) : batch[i].resolve(result.outcome))
-  }
+  const group = new GroupCommit((plants) => reading(() => transaction.immediate(plants)), { maxBatch: MAX_BATCH, maxInFlight: 1, observer })
 
   return {
-    create (plant) {
-      return new Promise((resolve, reject) => {
-        if (queue.push({ plant, resolve, reject }) === 1) setImmediate(flush)
-      })
-    },
+    create: (plant) => group.create(plant),
     get: async (id) => reading(() => find(id)),
     ping: async () => { reading(() => ping.get()) },
     async close () {
-      while (queue.length > 0) flush()
+      await group.drain()
       db.close()
     }
   }
