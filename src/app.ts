@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify'
+import { AccessLog } from './access-log.js'
 import { api } from './api.js'
 import type { Config } from './config.js'
 import { docs } from './docs.js'
@@ -7,8 +8,10 @@ import { createHandlers } from './handlers/index.js'
 import { health } from './health.js'
 import { connectionLimits, limitOptions } from './limits.js'
 import { loadDocument } from './openapi/document.js'
+import { Metrics } from './metrics.js'
 import { lazySerializerCompiler } from './openapi/serialization.js'
 import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
+import { requestId, echoRequestId } from './request-id.js'
 import { openStore } from './store/open.js'
 import { TokenSet } from './tokens.js'
 
@@ -22,8 +25,13 @@ export interface BuildOptions {
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
 export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens) }: BuildOptions = {}): Promise<FastifyInstance> {
   const loaded = loadDocument()
+  const { trustProxy } = config
   const app = Fastify({
     logger: { level: config.logLevel, redact: ['req.headers.authorization'], ...(logStream && { stream: logStream }) },
+    logController: new AccessLog(config.logLevel),
+    genReqId: requestId,
+    // Fastify takes a hop count too, but its types do not say so: the same rule, as a function.
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     ...limitOptions(config),
     schemaErrorFormatter: formatValidationErrors
   })
@@ -32,13 +40,17 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
 
+  const metrics = config.metricsPort === undefined ? undefined : new Metrics()
   const store = await openStore(config.databaseUrl, {
     pgPoolSize: config.pgPoolSize,
-    onIdleError: (err) => app.log.warn({ err }, 'idle database connection failed')
+    onIdleError: (err) => app.log.warn({ err }, 'idle database connection failed'),
+    observer: metrics?.store
   })
   app.addHook('onClose', async () => await store.close())
 
   try {
+    echoRequestId(app)
+    metrics?.serve(app, config)
     await connectionLimits(app, { config })
     await app.register(docs, { loaded })
     await app.register(health, { store })

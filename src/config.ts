@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { dirname, join } from 'node:path'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -28,6 +29,11 @@ export interface Config {
   /** Where the token made for a service with no tokens configured is kept: beside the SQLite database. */
   generatedTokenFile: string
   logLevel: LogLevel
+  /** Port of the Prometheus metrics listener; undefined means no metrics at all. */
+  metricsPort: number | undefined
+  metricsHost: string
+  /** Fastify's trustProxy: which peers' X-Forwarded-* headers to believe. */
+  trustProxy: boolean | number | string[]
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plants.db'
@@ -87,13 +93,38 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const maxEventLoopDelay = int('MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000)
   const shutdownTimeout = int('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000)
 
+  const metricsPort = env.METRICS_PORT === undefined ? undefined : int('METRICS_PORT', 0, 0, 65535)
+  const metricsHost = env.METRICS_HOST ?? '127.0.0.1'
+  if (metricsHost.trim() === '') problems.push('METRICS_HOST must not be empty')
+  const trustProxy = readTrustProxy(env.TRUST_PROXY, problems)
+
   const apiTokens = readTokens(env, problems)
   // One token per data directory: beside the SQLite file, or in ./data with PostgreSQL.
   const dataDir = databaseUrl.startsWith('sqlite:') ? dirname(databaseUrl.slice('sqlite:'.length)) : DEFAULT_DATA_DIR
   const generatedTokenFile = join(dataDir, 'api-token')
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel }
+  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy }
+}
+
+// proxy-addr's names for address ranges, which Fastify's trustProxy accepts too.
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** TRUST_PROXY: true, false, a hop count, or a comma-separated list of addresses and CIDRs. */
+function readTrustProxy (value: string | undefined, problems: string[]): boolean | number | string[] {
+  if (value === undefined || value === 'false') return false
+  if (value === 'true') return true
+  if (/^\d+$/.test(value)) return Number(value)
+  const entries = value.split(',').map((entry) => entry.trim())
+  const bad = entries.filter((entry) => {
+    if (PROXY_RANGES.has(entry)) return false
+    const [address, prefix, ...rest] = entry.split('/')
+    const version = isIP(address)
+    if (version === 0 || rest.length > 0) return true
+    return prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128))
+  })
+  if (bad.length > 0) problems.push(`TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses and CIDRs; "${bad.join('", "')}" is none of those`)
+  return entries
 }
 
 /** Why a token cannot be used, or undefined when it can. */

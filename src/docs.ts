@@ -7,10 +7,19 @@ export const DOCS_PREFIX = '/docs'
 export const DOCS_TITLE = 'Plant Store API'
 
 // The document as served describes the instance serving it: every server's {base_url}
-// variable defaults to the address the client reached. The committed file stays as it is.
+// variable defaults to the address the client reached, as the Host header says, or behind a
+// trusted proxy (TRUST_PROXY) as X-Forwarded-Proto and X-Forwarded-Host say; Fastify ignores
+// forwarded headers from anyone else. The committed file stays as it is.
+
+// A host name or IP literal with an optional port: nothing that could break out of a URL.
+const SANE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 
 function baseUrlOf (request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`
+  const protocol = request.protocol === 'https' ? 'https' : 'http'
+  if (SANE_HOST.test(request.host)) return `${protocol}://${request.host}`
+  // No usable host given: the address this connection reached.
+  const { localAddress = '127.0.0.1', localPort } = request.socket
+  return `${protocol}://${localAddress.includes(':') ? `[${localAddress}]` : localAddress}:${localPort}`
 }
 
 export function documentForInstance (document: OpenApiDocument, baseUrl: string): OpenApiDocument {

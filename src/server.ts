@@ -28,7 +28,8 @@ async function main (): Promise<void> {
   const tokenLine = kept === undefined
     ? ''
     : `No API_TOKENS set; accepting the ${kept.created ? 'new' : 'reused'} token kept in ${config.generatedTokenFile}:\n  ${kept.token}\n`
-  process.stdout.write(`\nPlant Store is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n\n`)
+  const metricsLine = app.metricsUrl === undefined ? '' : `Metrics: ${app.metricsUrl}\n`
+  process.stdout.write(`\nPlant Store is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n${metricsLine}\n`)
 
   let closing = false
   const shutdown = (signal: string): void => {

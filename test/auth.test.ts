@@ -71,7 +71,7 @@ t.test('tokens never reach the logs', async (t) => {
   for (const authorization of [`Bearer ${TOKEN}`, `Bearer ${wrong}`, `Basic ${wrong}`]) {
     await app.inject({ method: 'POST', url: '/plants', headers: { authorization, 'content-type': 'application/json' }, payload: { id: 1, name: 'Fern' } })
   }
-  t.ok(logged.length > 6, 'requests were logged at trace level')
+  t.equal(logged.filter((line) => JSON.parse(line).msg === 'request').length, 3, 'each request was logged, at trace level')
   t.notMatch(logged.join(''), TOKEN, 'the valid token is not logged')
   t.notMatch(logged.join(''), wrong, 'a rejected token is not logged')
 })

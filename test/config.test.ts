@@ -20,7 +20,10 @@ t.test('defaults', async (t) => {
     shutdownTimeout: 10000,
     apiTokens: [],
     generatedTokenFile: 'data/api-token',
-    logLevel: 'info'
+    logLevel: 'info',
+    metricsPort: undefined,
+    metricsHost: '127.0.0.1',
+    trustProxy: false
   })
 })
 
@@ -31,6 +34,10 @@ t.test('reads every variable', async (t) => {
   t.match(loadConfig({ BODY_LIMIT_BYTES: '2048', MAX_HEADER_BYTES: '4096', REQUEST_TIMEOUT_MS: '500', KEEP_ALIVE_TIMEOUT_MS: '300', MAX_CONNECTIONS: '2', MAX_EVENT_LOOP_DELAY_MS: '0' }), {
     bodyLimit: 2048, maxHeaderBytes: 4096, requestTimeout: 500, keepAliveTimeout: 300, maxConnections: 2, maxEventLoopDelay: 0
   })
+  t.match(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }), { metricsPort: 9464, metricsHost: '0.0.0.0' })
+  t.equal(loadConfig({ METRICS_PORT: '0' }).metricsPort, 0, 'a free port')
+  t.throws(() => loadConfig({ METRICS_PORT: 'on' }), /METRICS_PORT must be an integer from 0 to 65535, got "on"/)
+  t.throws(() => loadConfig({ METRICS_HOST: '' }), /METRICS_HOST must not be empty/)
   t.throws(() => loadConfig({ MAX_CONNECTIONS: '0' }), /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/)
   t.throws(() => loadConfig({ BODY_LIMIT_BYTES: 'lots' }), /BODY_LIMIT_BYTES must be an integer/)
   t.equal(loadConfig({ DATABASE_URL: 'sqlite:/srv/plants/store.db' }).generatedTokenFile, '/srv/plants/api-token', 'the kept token lives beside the SQLite file')

@@ -47,3 +47,26 @@ t.test('npm run dev regenerates the types when openapi.yaml changes', async (t) 
   t.pass('the edit reached generated/openapi.d.ts')
   t.equal(readFileSync(join(root, 'openapi.yaml'), 'utf8'), spec, 'the real openapi.yaml is untouched')
 })
+
+t.test('npm run dev shows the logs pretty-printed, one line per request', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-dev-api-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const token = 'dev-api-token-0123456789abcdef'
+  let output = ''
+  // Its tsx child reports no coverage, as above.
+  const dev = spawn('npm', ['run', 'dev:api'], {
+    cwd: root,
+    detached: true,
+    env: { ...process.env, PORT: '0', API_TOKENS: token, LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'plants.db')}`, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
+  })
+  t.teardown(() => { try { process.kill(-dev.pid!, 'SIGKILL') } catch {} })
+  dev.stdout.on('data', (chunk) => { output += chunk })
+  await waitFor('the server to listen', () => /API docs/.test(output))
+  const url = /listening on (\S+)/.exec(output)![1]
+  const res = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': 'pretty-1' }, body: '{"id":1,"name":"Fern"}' })
+  t.equal(res.status, 200)
+  await waitFor('the access line', () => output.includes('pretty-1'))
+  const lines = output.split('\n').filter((line) => line.includes('pretty-1'))
+  t.equal(lines.length, 1, 'one line for the request')
+  t.match(lines[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request \{"reqId":"pretty-1","method":"POST","url":"\/plants","statusCode":200,/, 'pino-pretty\'s format, not a JSON line')
+})
