@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { bearerGuard } from './auth.js'
 import type { Config } from './config.js'
+import { cors } from './cors.js'
 import { overloadProtection } from './limits.js'
 import type { Handlers } from './openapi/handler-types.js'
 import type { OpenApiDocument } from './openapi/document.js'
+import { registerMethodAnswers } from './openapi/methods.js'
 import { registerRoutes } from './openapi/register.js'
 import { routesFromDocument } from './openapi/routes.js'
 import { UnsupportedMediaTypeError } from './errors.js'
@@ -22,11 +24,15 @@ export interface ApiOptions {
  * Nothing registered here reaches /docs or the health probes.
  */
 export async function api (app: FastifyInstance, { config, document, handlers, tokens }: ApiOptions): Promise<void> {
+  const routes = routesFromDocument(document)
+  // First, so that every answer to an allowed origin carries CORS headers, 401s and 503s too.
+  await cors(app, { origins: config.corsOrigins, routes })
   await overloadProtection(app, { config })
   // JSON only: any other media type answers 415 instead of reaching validation.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
   app.addContentTypeParser('*', (request, _payload, done) => done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? 'none')))
   const bearer = await bearerGuard(app, tokens)
-  registerRoutes(app, routesFromDocument(document), handlers, document, { 'http:bearer': bearer })
+  registerRoutes(app, routes, handlers, document, { 'http:bearer': bearer })
+  registerMethodAnswers(app, routes)
 }

@@ -34,6 +34,8 @@ export interface Config {
   metricsHost: string
   /** Fastify's trustProxy: which peers' X-Forwarded-* headers to believe. */
   trustProxy: boolean | number | string[]
+  /** Origins whose browsers may call the API (CORS); `*` for any. Empty: none. */
+  corsOrigins: string[]
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plants.db'
@@ -97,6 +99,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const metricsHost = env.METRICS_HOST ?? '127.0.0.1'
   if (metricsHost.trim() === '') problems.push('METRICS_HOST must not be empty')
   const trustProxy = readTrustProxy(env.TRUST_PROXY, problems)
+  const corsOrigins = readCorsOrigins(env.CORS_ORIGINS, problems)
 
   const apiTokens = readTokens(env, problems)
   // One token per data directory: beside the SQLite file, or in ./data with PostgreSQL.
@@ -104,7 +107,25 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const generatedTokenFile = join(dataDir, 'api-token')
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy }
+  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins }
+}
+
+/** CORS_ORIGINS: exact origins (scheme://host[:port]), comma-separated, or `*`. */
+function readCorsOrigins (value: string | undefined, problems: string[]): string[] {
+  if (value === undefined || value.trim() === '') return []
+  const origins = value.split(',').map((origin) => origin.trim())
+  const bad = origins.filter((origin) => origin !== '*' && !isOrigin(origin))
+  if (bad.length > 0) problems.push(`CORS_ORIGINS must list origins such as https://app.example.com (scheme, host and port only), or *; "${bad.join('", "')}" is not one`)
+  return origins
+}
+
+function isOrigin (value: string): boolean {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value && /^([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+$|^\[[0-9A-Fa-f:.]+\]$/.test(url.hostname)
+  } catch {
+    return false
+  }
 }
 
 // proxy-addr's names for address ranges, which Fastify's trustProxy accepts too.

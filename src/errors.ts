@@ -12,6 +12,7 @@ function clientError<Args extends unknown[] = []> (code: string, message: string
 
 export const UnauthorizedError = clientError<[string]>('UNAUTHORIZED', '%s', 401)
 export const NotFoundError = clientError<[string, string]>('NOT_FOUND', 'Route %s %s not found', 404)
+export const MethodNotAllowedError = clientError<[string, string, string]>('METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; it allows %s', 405)
 export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; send a JSON document', 400)
 export const BadJsonError = clientError<[string]>('BAD_JSON', 'Request body is not valid JSON: %s', 400)
 export const UnsupportedMediaTypeError = clientError<[string]>('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s; send application/json', 415)

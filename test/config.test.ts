@@ -23,7 +23,8 @@ t.test('defaults', async (t) => {
     logLevel: 'info',
     metricsPort: undefined,
     metricsHost: '127.0.0.1',
-    trustProxy: false
+    trustProxy: false,
+    corsOrigins: []
   })
 })
 
@@ -38,6 +39,11 @@ t.test('reads every variable', async (t) => {
   t.equal(loadConfig({ METRICS_PORT: '0' }).metricsPort, 0, 'a free port')
   t.throws(() => loadConfig({ METRICS_PORT: 'on' }), /METRICS_PORT must be an integer from 0 to 65535, got "on"/)
   t.throws(() => loadConfig({ METRICS_HOST: '' }), /METRICS_HOST must not be empty/)
+  t.same(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173' }).corsOrigins, ['https://app.example.com', 'http://127.0.0.1:5173'])
+  t.same(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*'])
+  for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x', 'https://*.example.com']) {
+    t.throws(() => loadConfig({ CORS_ORIGINS: bad }), /CORS_ORIGINS must list origins/, bad)
+  }
   t.throws(() => loadConfig({ MAX_CONNECTIONS: '0' }), /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/)
   t.throws(() => loadConfig({ BODY_LIMIT_BYTES: 'lots' }), /BODY_LIMIT_BYTES must be an integer/)
   t.equal(loadConfig({ DATABASE_URL: 'sqlite:/srv/plants/store.db' }).generatedTokenFile, '/srv/plants/api-token', 'the kept token lives beside the SQLite file')

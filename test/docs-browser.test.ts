@@ -1,39 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Locator, type Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
+import { browserAvailable, launchBrowser } from './browser.js'
 import { buildTestApp, TOKEN } from './helper.js'
 
-// /docs for a person, in Debian's Chromium (installed by scripts/ensure-tool.sh before
-// npm test). No downloaded browser build: none can be fetched here.
-const CHROMIUM = '/usr/bin/chromium'
+// /docs for a person, in a real browser.
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url))
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.CI !== undefined) {
-    t.fail(`no Chromium at ${CHROMIUM}: CI must run the browser test`)
-  } else {
-    console.error(`\n!!! SKIPPING the /docs browser test: no Chromium at ${CHROMIUM}. Install it: sudo apt-get install chromium\n`)
-    t.plan(0, 'no Chromium on this machine') // the whole file is reported as skipped
-  }
-} else {
+if (browserAvailable('the /docs browser test')) {
   t.test('/docs works for a person in a real browser', async (t) => {
     const app = await buildTestApp(t)
     const base = await app.listen({ port: 0, host: '127.0.0.1' })
-    const profile = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'))
-    // A fresh user-data-dir each run.
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync']
-    })
-    t.teardown(async () => {
-      await browser.close()
-      rmSync(profile, { recursive: true, force: true })
-    })
+    const browser = await launchBrowser(t)
     const page = await browser.newPage()
     const hosts = new Set<string>()
     page.on('request', (request) => {
