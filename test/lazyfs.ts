@@ -1,0 +1,87 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { chmodSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { setTimeout as sleep } from 'node:timers/promises'
+import t, { type Test } from 'tap'
+
+// LazyFS: a FUSE file system that keeps every write that was not fsynced in a cache of its own
+// and drops that cache on command, exactly as a power cut drops what never reached the disk.
+//   LAZYFS_BIN  a built lazyfs binary (libpcache.so.0 beside it), or
+//   LAZYFS_SRC  LazyFS's source folder with its build.sh, built here once (as root, build.sh
+//               installs what it needs from Debian's packages; about 40 s).
+// .ci/run sets LAZYFS_SRC. Without either, the power-loss tests skip, saying so loudly.
+
+const BUILD_DIR = join(tmpdir(), 'plant-store-lazyfs')
+const MOUNT_TIMEOUT_MS = 15_000
+
+/** The lazyfs binary, built if need be; undefined (and the file skipped) when none is configured. */
+export function findLazyFs (): string | undefined {
+  const { LAZYFS_BIN: bin, LAZYFS_SRC: src } = process.env
+  if (bin !== undefined && bin !== '') return resolve(bin)
+  if (src === undefined || src === '') {
+    console.error('\n!!! SKIPPING the power-loss tests: no LazyFS. Set LAZYFS_SRC to its source folder (with build.sh),\n!!! or LAZYFS_BIN to a built lazyfs binary; they need FUSE (/dev/fuse). See the README\'s Tests section.\n')
+    t.plan(0, 'no LazyFS configured (LAZYFS_SRC or LAZYFS_BIN)')
+    return undefined
+  }
+  const built = spawnSync('bash', [join(resolve(src), 'build.sh'), BUILD_DIR], { encoding: 'utf8' })
+  if (built.status !== 0) throw new Error(`building LazyFS from ${src} failed: ${built.stderr}${built.stdout}`)
+  return built.stdout.trim().split('\n').at(-1)!
+}
+
+export interface Mount {
+  /** Where to put the files whose power is to be cut. */
+  dir: string
+  /** Drops every write not fsynced, as a power cut would; resolves once LazyFS has done it. */
+  cut: () => Promise<void>
+}
+
+/**
+ * Mounts a fresh LazyFS, unmounted when the test ends, whatever happened. With `shared`, other
+ * users may use it too (allow_other; LazyFS runs as us, so only root may share, and files it
+ * creates are ours underneath, whoever asked).
+ */
+export async function mountLazyFs (t: Test, bin: string, { shared = false } = {}): Promise<Mount> {
+  const base = mkdtempSync(join(tmpdir(), 'plant-store-power-'))
+  const root = join(base, 'root') // where the synced bytes really are
+  const dir = join(base, 'mnt')
+  const fifo = join(base, 'faults.fifo')
+  const done = join(base, 'done.fifo')
+  const config = join(base, 'lazyfs.toml')
+  mkdirSync(root)
+  mkdirSync(dir)
+  if (shared) chmodSync(base, 0o755)
+  writeFileSync(config, `[faults]\nfifo_path="${fifo}"\nfifo_path_completed="${done}"\n[cache]\napply_eviction=false\n[cache.simple]\ncustom_size="1gb"\nblocks_per_page=1\n[filesystem]\nlog_all_operations=false\nlogfile="${join(base, 'lazyfs.log')}"\n`)
+
+  const args = [dir, '--config-path', config, '-o', 'modules=subdir', '-o', `subdir=${root}`, ...(shared ? ['-o', 'allow_other'] : []), '-f']
+  const child: ChildProcess = spawn(bin, args, { env: { ...process.env, LD_LIBRARY_PATH: dirname(bin) }, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => { stderr += chunk })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  t.teardown(async () => {
+    spawnSync('fusermount3', ['-u', '-z', dir])
+    child.kill('SIGTERM')
+    await Promise.race([exited, sleep(5000)])
+    if (child.exitCode === null) child.kill('SIGKILL')
+    rmSync(base, { recursive: true, force: true })
+  })
+
+  const mounted = (): boolean => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').some((line) => line.split(' ')[4] === dir)
+  for (const deadline = Date.now() + MOUNT_TIMEOUT_MS; !mounted();) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`LazyFS did not mount ${dir}: ${stderr}`)
+    await sleep(20)
+  }
+  // LazyFS writes "finished::clear-cache" here after each cut; it blocks until we read.
+  while (!existsSync(done)) await sleep(10)
+  const finished = createInterface({ input: createReadStream(done) })[Symbol.asyncIterator]()
+
+  return {
+    dir,
+    cut: async () => {
+      writeFileSync(fifo, 'lazyfs::clear-cache\n')
+      const line = await finished.next()
+      if (line.value !== 'finished::clear-cache') throw new Error(`LazyFS answered ${JSON.stringify(line.value)} to a cut`)
+    }
+  }
+}
