@@ -138,7 +138,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Nothing was written; retry later. The store cannot be reached, the instance is overloaded (with a `Retry-After` header), or it is shutting down. */
+        /** @description Retry later; sending the same plant again is always safe. The store cannot be reached, the instance is overloaded (with a `Retry-After` header), or it is shutting down. Nothing was written, unless the database connection broke while the database was committing: then the retry answers 200. */
         ServiceUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying, when the instance sheds load. */
