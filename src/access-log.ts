@@ -20,7 +20,9 @@ export class AccessLog extends LogController {
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (!this.#enabled) return
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime, remoteAddress: request.ip }
+    // Milliseconds to the microsecond: a shorter line than the float's 17 digits.
+    const responseTime = Math.round(reply.elapsedTime * 1000) / 1000
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime, remoteAddress: request.ip }
     // An error here is the connection's (the client went away mid-answer), not the request's.
     if (error != null) reply.log.warn({ ...line, err: error }, 'request')
     else reply.log.info(line, 'request')
