@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chownSync, cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chownSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -60,6 +60,24 @@ function run (file: string, args: string[], user: Binaries['user'], cpus?: strin
   const [command, ...rest] = cpus === undefined ? [file, ...args] : ['taskset', '-c', cpus, file, ...args]
   return spawn(command, rest, { ...user, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
 }
+
+/** A process's state letter and parent, from /proc (Linux); undefined once it is gone. */
+function processStat (pid: number): { state: string, ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { state, ppid: Number(ppid) }
+  } catch {
+    return undefined
+  }
+}
+
+/** The processes `pid` has forked and that still run: a postmaster's backends. */
+export function childrenOf (pid: number): number[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((child) => processStat(child)?.ppid === pid)
+}
+
+const running = (pid: number): boolean => !['Z', undefined].includes(processStat(pid)?.state)
 
 function exited (child: ChildProcess): Promise<number | null> {
   return new Promise((resolve, reject) => {
@@ -132,17 +150,32 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedO
       await sleep(50)
     }
   }
-  const signal = async (name: NodeJS.Signals, group: boolean): Promise<void> => {
+  // Fast shutdown: roll back what is open, then exit.
+  const stop = async (): Promise<void> => {
     if (server === undefined) return
     const done = exited(server)
-    if (group) process.kill(-server.pid!, name)
-    else server.kill(name)
+    server.kill('SIGINT')
     await done
     server = undefined
   }
-  // Fast shutdown: roll back what is open, then exit.
-  const stop = async (): Promise<void> => await signal('SIGINT', false)
-  const kill = async (): Promise<void> => await signal('SIGKILL', true)
+  // Each backend leads a process group of its own (PostgreSQL calls setsid), so a signal to the
+  // postmaster's group misses them: a backend left running finishes the commit it is in, and
+  // acknowledges it after the "power cut". So freeze the postmaster (it forks no more), kill it
+  // and every child, and return once none of them runs.
+  const kill = async (): Promise<void> => {
+    if (server === undefined) return
+    const postmaster = server.pid!
+    const done = exited(server)
+    process.kill(postmaster, 'SIGSTOP')
+    while (running(postmaster) && processStat(postmaster)?.state !== 'T') await sleep(1)
+    const pids = [postmaster, ...childrenOf(postmaster)]
+    for (const pid of pids) {
+      try { process.kill(pid, 'SIGKILL') } catch {} // a backend that just exited
+    }
+    await done
+    server = undefined
+    while (pids.some(running)) await sleep(5)
+  }
   const destroy = async (): Promise<void> => {
     await stop()
     remove()

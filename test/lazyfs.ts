@@ -43,7 +43,8 @@ export interface Mount {
  * creates are ours underneath, whoever asked).
  */
 export async function mountLazyFs (t: Test, bin: string, { shared = false } = {}): Promise<Mount> {
-  const base = mkdtempSync(join(tmpdir(), 'plant-store-power-'))
+  // No "-o" anywhere in the config's path: LazyFS would take it for an option and ignore the path.
+  const base = mkdtempSync(join(tmpdir(), 'plant-store-power.'))
   const root = join(base, 'root') // where the synced bytes really are
   const dir = join(base, 'mnt')
   const fifo = join(base, 'faults.fifo')
@@ -54,7 +55,9 @@ export async function mountLazyFs (t: Test, bin: string, { shared = false } = {}
   if (shared) chmodSync(base, 0o755)
   writeFileSync(config, `[faults]\nfifo_path="${fifo}"\nfifo_path_completed="${done}"\n[cache]\napply_eviction=false\n[cache.simple]\ncustom_size="1gb"\nblocks_per_page=1\n[filesystem]\nlog_all_operations=false\nlogfile="${join(base, 'lazyfs.log')}"\n`)
 
-  const args = [dir, '--config-path', config, '-o', 'modules=subdir', '-o', `subdir=${root}`, ...(shared ? ['-o', 'allow_other'] : []), '-f']
+  // One -o: LazyFS passes on only its first ten arguments.
+  const options = ['modules=subdir', `subdir=${root}`, ...(shared ? ['allow_other'] : [])]
+  const args = [dir, '--config-path', config, '-o', options.join(','), '-f']
   const child: ChildProcess = spawn(bin, args, { env: { ...process.env, LD_LIBRARY_PATH: dirname(bin) }, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (chunk) => { stderr += chunk })

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/embedded-postgres.js'
+import { childrenOf, freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/embedded-postgres.js'
 import { benchJsonParse } from './json.js'
 import { CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
 
@@ -194,8 +194,8 @@ async function batchTotals (port: number): Promise<{ sum: number, count: number 
 function postgresCpu (pg: EmbeddedServer): number {
   const postmaster = pg.pid()!
   let total = cpuSeconds(postmaster)
-  for (const pid of spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean)) {
-    try { total += cpuSeconds(Number(pid)) } catch {} // a backend that just exited
+  for (const pid of childrenOf(postmaster)) {
+    try { total += cpuSeconds(pid) } catch {} // a backend that just exited
   }
   return total
 }
