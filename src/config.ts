@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, join } from 'node:path'
+import { HOST_NAME } from './host.js'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -39,7 +40,7 @@ export interface Config {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plants.db'
-const DEFAULT_DATA_DIR = './data'
+const DEFAULT_DATA_DIR = dirname(DEFAULT_DATABASE_URL.slice('sqlite:'.length))
 export const DEFAULT_PG_POOL_SIZE = 10
 export const MIN_TOKEN_LENGTH = 16
 
@@ -122,7 +123,7 @@ function readCorsOrigins (value: string | undefined, problems: string[]): string
 function isOrigin (value: string): boolean {
   try {
     const url = new URL(value)
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value && /^([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+$|^\[[0-9A-Fa-f:.]+\]$/.test(url.hostname)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value && HOST_NAME.test(url.hostname)
   } catch {
     return false
   }

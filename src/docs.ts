@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { HOST_AND_PORT } from './host.js'
 import type { LoadedDocument, OpenApiDocument } from './openapi/document.js'
 
 export const DOCS_PREFIX = '/docs'
@@ -11,12 +12,9 @@ export const DOCS_TITLE = 'Plant Store API'
 // trusted proxy (TRUST_PROXY) as X-Forwarded-Proto and X-Forwarded-Host say; Fastify ignores
 // forwarded headers from anyone else. The committed file stays as it is.
 
-// A host name or IP literal with an optional port: nothing that could break out of a URL.
-const SANE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
-
 function baseUrlOf (request: FastifyRequest): string {
   const protocol = request.protocol === 'https' ? 'https' : 'http'
-  if (SANE_HOST.test(request.host)) return `${protocol}://${request.host}`
+  if (HOST_AND_PORT.test(request.host)) return `${protocol}://${request.host}`
   // No usable host given: the address this connection reached.
   const { localAddress = '127.0.0.1', localPort } = request.socket
   return `${protocol}://${localAddress.includes(':') ? `[${localAddress}]` : localAddress}:${localPort}`

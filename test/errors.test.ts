@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertError, AUTH, buildTestApp, dropPlantsTable, openStoreOf, post, testConfig } from './helper.js'
+import { assertError, AUTH, buildTestApp, captureLog, dropPlantsTable, openStoreOf, post, testConfig } from './helper.js'
 
 t.test('validation failures name the offending field', async (t) => {
   const config = await testConfig(t)
@@ -76,11 +76,11 @@ t.test('unknown routes answer 404', async (t) => {
 
 t.test('an unexpected fault answers a generic 500 and logs the detail', async (t) => {
   const config = await testConfig(t, { logLevel: 'error' })
-  const logged: string[] = []
-  const app = await buildTestApp(t, config, { logStream: { write: (line: string) => { logged.push(line) } } })
+  const { logStream, raw } = captureLog()
+  const app = await buildTestApp(t, config, { logStream })
   await dropPlantsTable(config.databaseUrl)
   const res = await post(app, { id: 1, name: 'Fern' })
   assertError(t, res, 500, /^Internal Server Error$/)
   t.notMatch(res.body, /plants|sqlite|table/i, 'no internals in the body')
-  t.match(logged.join(''), /no such table: plants|relation \\"plants\\" does not exist/, 'the detail is logged (JSON-escaped)')
+  t.match(raw.join(''), /no such table: plants|relation \\"plants\\" does not exist/, 'the detail is logged (JSON-escaped)')
 })

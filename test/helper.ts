@@ -35,6 +35,13 @@ export async function buildTestApp (t: Test, config?: Config, options: BuildOpti
   return app
 }
 
+/** A log stream for buildApp that keeps every line: as written (`raw`), and parsed (`lines`). */
+export function captureLog (): { logStream: { write: (line: string) => void }, raw: string[], lines: Array<Record<string, any>> } {
+  const raw: string[] = []
+  const lines: Array<Record<string, any>> = []
+  return { raw, lines, logStream: { write: (line) => { raw.push(line); lines.push(JSON.parse(line)) } } }
+}
+
 /** Our own store on the same database the app writes, to look at what was really stored. */
 export async function openStoreOf (t: Test, databaseUrl: string): Promise<PlantStore> {
   const store = await openStore(databaseUrl, { pgPoolSize: 2 })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { Config } from '../src/config.js'
 import { loadConfig } from '../src/config.js'
-import { buildTestApp, testConfig } from './helper.js'
+import { buildTestApp, captureLog, testConfig } from './helper.js'
 
 // Behind a TLS-terminating proxy, the document advertises the address clients use, and the logs
 // show the client; without TRUST_PROXY, forwarded headers are anyone's to send, and are ignored.
@@ -9,10 +9,8 @@ import { buildTestApp, testConfig } from './helper.js'
 const FORWARDED = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'plants.example.com', 'x-forwarded-for': '203.0.113.7' }
 
 async function behind (t: Parameters<typeof buildTestApp>[0], overrides: Partial<Config>) {
-  const lines: Array<Record<string, any>> = []
-  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'info', ...overrides }), {
-    logStream: { write: (line: string) => { lines.push(JSON.parse(line)) } }
-  })
+  const { logStream, lines } = captureLog()
+  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'info', ...overrides }), { logStream })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const baseUrls = async (headers: Record<string, string>) => {
     const yaml = await (await fetch(`${base}/openapi.yaml`, { headers })).text()

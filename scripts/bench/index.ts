@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { childrenOf, freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/embedded-postgres.js'
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/embedded-postgres.js'
+import { childrenOf } from '../../test/proc.js'
 import { benchJsonParse } from './json.js'
 import { CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
 
@@ -39,8 +40,9 @@ const SCENARIOS: Record<string, Scenario> = {
   'missing token (401)': { token: false, body: body(0), status: 401, baselineStatus: 200 }
 }
 
-const service = (env: Record<string, string>) => async (name: string): Promise<Server> =>
-  await startServer(name, ['dist/server.js'], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env })
+/** The service from dist/, on a fresh SQLite file unless `env` names a database; pinned to the server's core unless `cpus` says otherwise. */
+const service = (env: Record<string, string>, cpus?: string | null) => async (name: string): Promise<Server> =>
+  await startServer(name, ['dist/server.js'], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
 const baseline = async (name: string): Promise<Server> => await startServer(name, ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
 
 const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
@@ -206,7 +208,7 @@ async function benchPostgres (): Promise<string> {
   const creates = SCENARIOS['valid creates (200)']
   const stores: Record<string, (name: string) => Promise<Server>> = {
     SQLite: service({ LOG_LEVEL: 'warn' }),
-    PostgreSQL: async (name) => await startServer(name, ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: pg.url })
+    PostgreSQL: service({ LOG_LEVEL: 'warn', DATABASE_URL: pg.url })
   }
   const runs: Record<string, Measured[]> = { SQLite: [], PostgreSQL: [] }
   try {
@@ -235,7 +237,7 @@ async function benchPostgres (): Promise<string> {
     for (const size of POOL_SIZES) {
       process.stderr.write(`PostgreSQL: pool of ${size}\n`)
       const metricsPort = await freePort()
-      const server = await startServer('PostgreSQL', ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: pg.url, PG_POOL_SIZE: String(size), METRICS_PORT: String(metricsPort) })
+      const server = await service({ LOG_LEVEL: 'warn', DATABASE_URL: pg.url, PG_POOL_SIZE: String(size), METRICS_PORT: String(metricsPort) })('PostgreSQL')
       try {
         await warmUp(server, [creates])
         const before = await batchTotals(metricsPort)
@@ -252,7 +254,8 @@ async function benchPostgres (): Promise<string> {
     const sweep = ['| instances | creates/s | p99 ms | service CPU (cores) | PostgreSQL CPU (cores) | wrk CPU (cores) |', '| ---: | ---: | ---: | ---: | ---: | ---: |']
     for (const count of [1, 2, 4]) {
       process.stderr.write(`PostgreSQL: ${count} instance(s)\n`)
-      const instances = await Promise.all(Array.from({ length: count }, async (_, i) => await startServer(`instance ${i + 1}`, ['dist/server.js'], { API_TOKENS: TOKEN, LOG_LEVEL: 'warn', DATABASE_URL: pg.url }, null)))
+      const instance = service({ LOG_LEVEL: 'warn', DATABASE_URL: pg.url }, null)
+      const instances = await Promise.all(Array.from({ length: count }, async (_, i) => await instance(`instance ${i + 1}`)))
       try {
         const pgBefore = postgresCpu(pg)
         const run = await measure(instances.map((s) => s.child.pid!), instances.map((s) => ({ url: s.url, connections: Math.ceil(CONNECTIONS / count), seconds: SECONDS, token: TOKEN, firstId: freshIds(), cpus: null })))

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../test/embedded-postgres.js'
+import { statFields } from '../../test/proc.js'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
 const LUA = join(root, 'scripts/bench/load.lua')
@@ -52,8 +53,8 @@ export async function stopServer (server: Server): Promise<void> {
 
 /** CPU seconds a process has used so far, all its threads, user and system. */
 export function cpuSeconds (pid: number): number {
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  const fields = statFields(pid)
+  if (fields === undefined) throw new Error(`process ${pid} is gone`)
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
 }
 

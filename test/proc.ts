@@ -1,0 +1,26 @@
+import { readdirSync, readFileSync } from 'node:fs'
+
+// What Linux's /proc says of a process: for the tests that kill a process tree, and for the
+// bench that reads a server's CPU time.
+
+/**
+ * The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses):
+ * [0] the state, [1] the parent's pid, [11] and [12] user and system clock ticks. Undefined once
+ * the process is gone.
+ */
+export function statFields (pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  } catch {
+    return undefined
+  }
+}
+
+/** True until the process has exited: a zombie, waiting to be reaped, has. */
+export const running = (pid: number): boolean => !['Z', undefined].includes(statFields(pid)?.[0])
+
+/** The processes `pid` has forked and that still exist: a postmaster's backends. */
+export function childrenOf (pid: number): number[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((child) => statFields(child)?.[1] === String(pid))
+}
