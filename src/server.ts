@@ -1,8 +1,14 @@
-import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from './config.js'
-import { DOCS_PREFIX } from './docs.js'
-import { keptToken, type KeptToken } from './generated-token.js'
-import { TokenSet } from './tokens.js'
+import { enableCompileCache } from 'node:module'
+import type { KeptToken } from './generated-token.js'
+
+// Node keeps the code it compiles (ours and the dependencies') in a cache keyed by each file's
+// content and the Node version, so later starts skip most parsing. It lives in the OS's temp dir
+// (or NODE_COMPILE_CACHE), where stale entries are never read and are cleaned with the rest.
+// Only modules loaded after this call are cached, hence the dynamic imports.
+enableCompileCache()
+const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { keptToken }, { TokenSet }] = await Promise.all([
+  import('./app.js'), import('./config.js'), import('./docs.js'), import('./generated-token.js'), import('./tokens.js')
+])
 
 async function main (): Promise<void> {
   let config

@@ -15,8 +15,8 @@ export const runTs = tapLoader.length > 0
   ? { args: [...tapLoader, '--enable-source-maps'], env: { TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: join(root, 'tsconfig.json') } }
   : { args: ['--import', 'tsx'], env: {} }
 
-export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir()) {
-  const child = spawn(process.execPath, [...runTs.args, join(root, 'src/server.ts')], {
+export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir(), nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, ...runTs.args, join(root, 'src/server.ts')], {
     cwd,
     env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...runTs.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
