@@ -138,10 +138,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Retry later; sending the same plant again is always safe. The store cannot be reached, the instance is overloaded (with a `Retry-After` header), or it is shutting down. Nothing was written, unless the database connection broke while the database was committing: then the retry answers 200. */
+        /** @description Retry later; sending the same plant again is always safe. The store cannot be reached or did not answer in time, too many creates wait for it, the instance is overloaded, or it is shutting down. Nothing was written, unless the store failed or timed out while it was committing: then the retry answers 200. */
         ServiceUnavailable: {
             headers: {
-                /** @description Seconds to wait before retrying, when the instance sheds load. */
+                /** @description Seconds to wait before retrying; sent with every 503. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };

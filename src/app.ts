@@ -45,7 +45,9 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
   const metrics = config.metricsPort === undefined ? undefined : new (await import('./metrics.js')).Metrics()
   const store = await openStore(config.databaseUrl, {
     pgPoolSize: config.pgPoolSize,
-    onIdleError: (err) => app.log.warn({ err }, 'idle database connection failed'),
+    timeoutMs: config.storeTimeout,
+    maxPending: config.maxPendingCreates,
+    onConnectionError: (err) => app.log.warn({ err }, 'store connection failed; replacing it'),
     observer: metrics?.store
   })
   app.addHook('onClose', async () => await store.close())

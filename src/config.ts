@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, join } from 'node:path'
 import { HOST_NAME } from './host.js'
+import { DEFAULT_BOUNDS } from './store/group-commit.js'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -11,6 +12,10 @@ export interface Config {
   databaseUrl: string
   /** Most connections each instance opens to PostgreSQL. */
   pgPoolSize: number
+  /** Longest a create waits for the store before it answers 503, in ms. */
+  storeTimeout: number
+  /** Most creates waiting for a commit; past it, a create answers 503 at once. */
+  maxPendingCreates: number
   /** Largest request body, in bytes (413 beyond). */
   bodyLimit: number
   /** Largest request line plus headers, in bytes (431 beyond). */
@@ -88,6 +93,8 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     return value
   }
   const pgPoolSize = int('PG_POOL_SIZE', DEFAULT_PG_POOL_SIZE, 1, 1000)
+  const storeTimeout = int('STORE_TIMEOUT_MS', DEFAULT_BOUNDS.timeoutMs, 100, 600_000)
+  const maxPendingCreates = int('MAX_PENDING_CREATES', DEFAULT_BOUNDS.maxPending, 1, 1_000_000)
   const bodyLimit = int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024)
   const maxHeaderBytes = int('MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024)
   const requestTimeout = int('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000)
@@ -108,7 +115,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const generatedTokenFile = join(dataDir, 'api-token')
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins }
+  return { port, host, databaseUrl, pgPoolSize, storeTimeout, maxPendingCreates, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins }
 }
 
 /** CORS_ORIGINS: exact origins (scheme://host[:port]), comma-separated, or `*`. */

@@ -14,6 +14,8 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   // messages written for clients; any other 5xx is a fault, logged in full, answered generically.
   const own = error.code?.startsWith(OWN_CODE_PREFIX) === true
   if (status >= 500) request.log[own ? 'warn' : 'error']({ err: error }, 'request failed')
+  // Every 503 is worth retrying, and says when (the contract promises it).
+  if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
   const message = status < 500 || own ? error.message : GENERIC_MESSAGE
   return reply.code(status).send({ error: status, message })
 }

@@ -72,9 +72,8 @@ export async function overloadProtection (app: FastifyInstance, { config }: { co
   await app.register(underPressure, {
     maxEventLoopDelay: config.maxEventLoopDelay,
     sampleInterval: SAMPLE_INTERVAL,
-    pressureHandler: async (_request, reply) => {
+    pressureHandler: async () => {
       if (!armed) return
-      reply.header('retry-after', '1')
       throw new OverloadedError()
     }
   })

@@ -50,13 +50,28 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  readonly #pending = new client.Gauge({
+    name: 'plant_store_pending_creates',
+    help: 'Creates waiting for a commit now, queued or being committed. Near MAX_PENDING_CREATES, creates are refused with 503.',
+    registers: [this.registry]
+  })
+
+  readonly #waits = new client.Histogram({
+    name: 'plant_store_create_wait_seconds',
+    help: 'Time from a create reaching the store to its commit answering it; a slow disk or database shows here first.',
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry]
+  })
+
   /** What the store reports to. */
   readonly store: StoreObserver = {
     committed: (size, seconds) => {
       this.#commits.observe(seconds)
       this.#batches.observe(size)
     },
-    answered: (outcome) => this.#creates.inc({ outcome })
+    answered: (outcome) => this.#creates.inc({ outcome }),
+    pending: (depth) => this.#pending.set(depth),
+    waited: (seconds) => this.#waits.observe(seconds)
   }
 
   constructor () {

@@ -11,6 +11,8 @@ t.test('defaults', async (t) => {
     host: '127.0.0.1',
     databaseUrl: DEFAULT_DATABASE_URL,
     pgPoolSize: 10,
+    storeTimeout: 10000,
+    maxPendingCreates: 1024,
     bodyLimit: 1048576,
     maxHeaderBytes: 16384,
     requestTimeout: 30000,
@@ -35,6 +37,9 @@ t.test('reads every variable', async (t) => {
   t.match(loadConfig({ BODY_LIMIT_BYTES: '2048', MAX_HEADER_BYTES: '4096', REQUEST_TIMEOUT_MS: '500', KEEP_ALIVE_TIMEOUT_MS: '300', MAX_CONNECTIONS: '2', MAX_EVENT_LOOP_DELAY_MS: '0' }), {
     bodyLimit: 2048, maxHeaderBytes: 4096, requestTimeout: 500, keepAliveTimeout: 300, maxConnections: 2, maxEventLoopDelay: 0
   })
+  t.match(loadConfig({ STORE_TIMEOUT_MS: '2500', MAX_PENDING_CREATES: '64' }), { storeTimeout: 2500, maxPendingCreates: 64 })
+  t.throws(() => loadConfig({ STORE_TIMEOUT_MS: '0' }), /STORE_TIMEOUT_MS must be an integer from 100 to 600000, got "0"/)
+  t.throws(() => loadConfig({ MAX_PENDING_CREATES: 'none' }), /MAX_PENDING_CREATES must be an integer from 1 to 1000000/)
   t.match(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }), { metricsPort: 9464, metricsHost: '0.0.0.0' })
   t.equal(loadConfig({ METRICS_PORT: '0' }).metricsPort, 0, 'a free port')
   t.throws(() => loadConfig({ METRICS_PORT: 'on' }), /METRICS_PORT must be an integer from 0 to 65535, got "on"/)

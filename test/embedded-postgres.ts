@@ -77,6 +77,9 @@ export interface EmbeddedServer {
   stop: () => Promise<void>
   /** SIGKILL to the server and every process of it at once, as in a power cut; no shutdown. */
   kill: () => Promise<void>
+  /** SIGSTOP to the server and every process of it, as a hung database; `resume` sends SIGCONT. */
+  pause: () => Promise<void>
+  resume: () => void
   /** The postmaster's pid while it runs. */
   pid: () => number | undefined
   /** Stops the server if it runs, and removes its files (unless the caller chose where they live). */
@@ -142,24 +145,39 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedO
     server = undefined
   }
   // Each backend leads a process group of its own (PostgreSQL calls setsid), so a signal to the
-  // postmaster's group misses them: a backend left running finishes the commit it is in, and
-  // acknowledges it after the "power cut". So freeze the postmaster (it forks no more), kill it
-  // and every child, and return once none of them runs.
-  const kill = async (): Promise<void> => {
-    if (server === undefined) return
-    const postmaster = server.pid!
-    const done = exited(server)
+  // postmaster's group misses them. So freeze the postmaster first (it forks no more), then
+  // signal it and every child: a backend left running would finish the commit it is in.
+  const freeze = async (): Promise<number[]> => {
+    const postmaster = server!.pid!
     process.kill(postmaster, 'SIGSTOP')
     while (running(postmaster) && statFields(postmaster)?.[0] !== 'T') await sleep(1)
-    const pids = [postmaster, ...childrenOf(postmaster)]
+    return [postmaster, ...childrenOf(postmaster)]
+  }
+  const signal = (pids: number[], name: NodeJS.Signals): void => {
     for (const pid of pids) {
-      try { process.kill(pid, 'SIGKILL') } catch {} // a backend that just exited
+      try { process.kill(pid, name) } catch {} // a backend that just exited
     }
+  }
+  // A power cut: every process killed at once, no shutdown; returns once none of them runs.
+  const kill = async (): Promise<void> => {
+    if (server === undefined) return
+    const done = exited(server)
+    const pids = await freeze()
+    signal(pids, 'SIGKILL')
     await done
     server = undefined
     while (pids.some(running)) await sleep(5)
   }
+  // A hung database: every process stopped, its connections open but silent, until `resume`.
+  let paused: number[] = []
+  const pause = async (): Promise<void> => {
+    if (server === undefined) return
+    paused = await freeze()
+    signal(paused, 'SIGSTOP')
+  }
+  const resume = (): void => { signal(paused.splice(0).reverse(), 'SIGCONT') }
   const destroy = async (): Promise<void> => {
+    resume()
     await stop()
     remove()
   }
@@ -169,5 +187,5 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedO
     await destroy()
     throw err
   }
-  return { url, start, stop, kill, pid: () => server?.pid, destroy }
+  return { url, start, stop, kill, pause, resume, pid: () => server?.pid, destroy }
 }

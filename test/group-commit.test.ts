@@ -12,15 +12,22 @@ import { startPostgres } from './postgres.js'
 function observed () {
   const commits: number[] = []
   const answered: CreateOutcome[] = []
-  const observer: StoreObserver = { committed: (size) => commits.push(size), answered: (outcome) => answered.push(outcome) }
-  return { commits, answered, observer }
+  const depths: number[] = []
+  const waits: number[] = []
+  const observer: StoreObserver = {
+    committed: (size) => commits.push(size),
+    answered: (outcome) => answered.push(outcome),
+    pending: (depth) => depths.push(depth),
+    waited: (seconds) => waits.push(seconds)
+  }
+  return { commits, answered, depths, waits, observer }
 }
 
 for (const backend of ['sqlite', 'postgres'] as const) {
   t.test(backend, async (t) => {
     t.test('creates of one turn are one commit; duplicates inside it answer as one at a time would', async (t) => {
       const url = await freshDatabase(t, backend)
-      const { commits, answered, observer } = observed()
+      const { commits, answered, depths, waits, observer } = observed()
       const store = await openStore(url, { pgPoolSize: 4, observer })
       t.teardown(() => store.close())
       t.equal(await store.create({ id: 100n, name: 'Stored before' }), 'created')
@@ -40,6 +47,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       t.same(outcomes, ['created', 'created', 'replayed', 'created', 'conflict', 'replayed', 'conflict', 'conflict', 'created'])
       t.same(commits, [batch.length], 'one commit for the whole batch')
       t.same(answered.slice(1).sort(), [...outcomes].sort(), 'every answer is observed')
+      t.equal(Math.max(...depths), batch.length, 'the whole batch waited at once')
+      t.equal(depths.at(-1), 0, 'and nothing waits once it is answered')
+      t.equal(waits.length, batch.length + 1, 'every create\'s wait is observed')
       t.same(await store.get(1n), { id: 1n, name: 'A' })
       t.same(await store.get(2n), { id: 2n, name: 'B' })
       t.same(await store.get(3n), { id: 3n, name: 'C' })

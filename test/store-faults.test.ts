@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { StoreUnavailableError } from '../src/errors.js'
+import { openSqliteStore } from '../src/store/sqlite.js'
 import { assertError, buildTestApp, openStoreOf, post, testConfig } from './helper.js'
 
 // A locked SQLite file: 503 in the Error shape, nothing written, and recovery by itself once the
@@ -61,4 +63,40 @@ t.test('SQLite on a full disk', async (t) => {
   t.equal((await post(app, { id: 2, name: 'x'.repeat(64 * 1024) })).statusCode, 200, 'the retry succeeds once there is room')
   t.same(await store.get(1n), { id: 1n, name: 'Before' })
   t.equal((await app.inject({ url: '/readyz' })).statusCode, 200)
+})
+
+// The SQLite connection lives in a worker thread. One that dies fails only the creates it had
+// not answered, none of them acknowledged; the store answers 503 until a new worker is up.
+t.test('the SQLite worker dies under load', async (t) => {
+  const path = join(t.testdir(), 'plants.db')
+  const store = await openSqliteStore(path)
+  const acked = new Set<bigint>()
+  let failed = 0
+  let nextId = 1n
+  const creates = (count: number) => Promise.all(Array.from({ length: count }, () => {
+    const id = nextId++
+    return store.create({ id, name: `plant ${id}` }).then(() => { acked.add(id) }, (err) => {
+      failed++
+      if (!(err instanceof StoreUnavailableError)) throw err
+    })
+  }))
+
+  for (let round = 0; round < 5; round++) {
+    const acknowledged = acked.size
+    const load = (async () => { for (let i = 0; i < 30; i++) await creates(10) })()
+    while (acked.size < acknowledged + 20) await new Promise((resolve) => setImmediate(resolve))
+    await store.worker!.terminate()
+    await t.rejects(store.create({ id: 0n, name: 'meanwhile' }), StoreUnavailableError, `round ${round}: a create while no worker runs: 503`)
+    await load // any failure other than "unavailable" would reject here
+    while (store.worker === undefined) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  await creates(100)
+  t.ok(failed > 0 && acked.size > 100, `${acked.size} acknowledged, ${failed} refused`)
+  await store.close()
+
+  const reopened = await openSqliteStore(path)
+  t.teardown(() => reopened.close())
+  let lost = 0
+  for (const id of acked) if ((await reopened.get(id))?.name !== `plant ${id}`) lost++
+  t.equal(lost, 0, 'every acknowledged plant is stored')
 })

@@ -4,6 +4,8 @@
 //   BENCH_ROUNDS (3)    rounds, each running every variant back to back, so drift hits all alike
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
+//   BENCH_BEFORE        a git ref: the slow-disk section runs that commit's code too
+//   BENCH_ONLY          one section: http, footprint, slow-disk, postgres or json
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,6 +14,7 @@ import { join } from 'node:path'
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/embedded-postgres.js'
 import { childrenOf } from '../../test/proc.js'
 import { benchJsonParse } from './json.js'
+import { benchSlowDisk } from './slow-disk.js'
 import { CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -293,17 +296,23 @@ if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'wrk', 'wrk', 'npm 
 spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
 if (!CPUS.pinned) process.stderr.write('!!! One core only: servers and wrk share it, so the figures are not server-bound.\n')
 try {
+  const only = process.env.BENCH_ONLY
+  const run = async (name: string, section: () => string | Promise<string>): Promise<string> => only === undefined || only === name ? await section() : ''
   const sections = [
     `## Benchmark\n\n\`npm run bench\` on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CPUS.loadThreads + 1} cores (${readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU'}).\n`,
-    await benchHttp(),
-    await benchFootprint(),
-    process.env.BENCH_PG === '0' ? '' : await benchPostgres(),
-    benchJsonParse()
+    await run('http', benchHttp),
+    await run('footprint', benchFootprint),
+    await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds })),
+    process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
+    await run('json', benchJsonParse)
   ]
   const report = sections.filter(Boolean).join('\n')
-  writeFileSync(RESULTS, report)
   console.log(report)
-  console.log(`(written to ${RESULTS.slice(root.length)})`)
+  // One section alone is printed, not kept: results.md holds whole runs.
+  if (only === undefined) {
+    writeFileSync(RESULTS, report)
+    console.log(`(written to ${RESULTS.slice(root.length)})`)
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -27,12 +27,16 @@ export function pinned (cpus: string, command: string[]): string[] {
 
 export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }
 
-/** Starts a server on its own core (null: unpinned) and times it from spawn to its first answered request. */
-export async function startServer (name: string, args: string[], env: Record<string, string>, cpus: string | null = CPUS.server): Promise<Server> {
+/**
+ * Starts a server on its own core (null: unpinned) and times it from spawn to its first answered
+ * request. `wrapper` runs Node under another command (strace).
+ */
+export async function startServer (name: string, args: string[], env: Record<string, string>, cpus: string | null = CPUS.server, wrapper: string[] = []): Promise<Server> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const began = performance.now()
-  const [command, ...rest] = cpus === null ? [process.execPath, ...args] : pinned(cpus, [process.execPath, ...args])
+  const node = [...wrapper, process.execPath, ...args]
+  const [command, ...rest] = cpus === null ? node : pinned(cpus, node)
   const child = spawn(command, rest, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' })
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)

@@ -1,9 +1,23 @@
+import { StoreBusyError, StoreTimeoutError } from '../errors.js'
 import type { CreateOutcome, StoredPlant } from './store.js'
 
 // Group commit, for both stores: the creates that arrive in one event-loop turn are committed
 // together, as one transaction (one fsync, or one WAL flush), and each caller hears back only
 // after the commit that holds its row. While `maxInFlight` commits are under way, new creates
 // wait and go in the next batch, so batches grow with the load.
+//
+// Every wait is bounded, whatever the store does: a create is answered within `timeoutMs`
+// (StoreTimeoutError past it), and past `maxPending` creates waiting for a commit a new one is
+// refused at once (StoreBusyError), so a stuck disk or database holds a bounded amount of memory.
+// A create answered by its timeout still waits for its commit, and counts, until the store answers.
+
+/** STORE_TIMEOUT_MS and MAX_PENDING_CREATES when unset. */
+export const DEFAULT_BOUNDS = {
+  timeoutMs: 10_000,
+  // As many as the default connection cap (MAX_CONNECTIONS): a healthy instance never reaches
+  // it, while clients retrying against a stuck store cannot pile up creates without end.
+  maxPending: 1024
+}
 
 /** A create's answer from a commit: its outcome, or its own error (a bad row fails alone). */
 export type RowResult = CreateOutcome | { error: unknown }
@@ -18,6 +32,10 @@ export type CommitBatch = (plants: StoredPlant[]) => RowResult[] | Promise<RowRe
 export interface StoreObserver {
   committed: (size: number, seconds: number) => void
   answered: (outcome: CreateOutcome) => void
+  /** How many creates wait for a commit now, queued or being committed. */
+  pending: (depth: number) => void
+  /** How long a create waited from its arrival to its commit's answer. */
+  waited: (seconds: number) => void
 }
 
 export interface GroupCommitOptions {
@@ -25,28 +43,47 @@ export interface GroupCommitOptions {
   maxBatch: number
   /** Most commits under way at once: 1 for a synchronous driver, up to the pool size for a networked one. */
   maxInFlight: number
+  /** Longest a create waits for its answer, in ms. */
+  timeoutMs?: number
+  /** Most creates waiting for a commit. */
+  maxPending?: number
   observer?: StoreObserver
 }
 
-interface Pending { plant: StoredPlant, resolve: (outcome: CreateOutcome) => void, reject: (err: unknown) => void }
+interface Pending {
+  plant: StoredPlant
+  arrived: number
+  timer: NodeJS.Timeout
+  resolve: (outcome: CreateOutcome) => void
+  reject: (err: unknown) => void
+}
 
 export class GroupCommit {
   readonly #commit: CommitBatch
   readonly #options: GroupCommitOptions
+  readonly #timeoutMs: number
+  readonly #maxPending: number
   #queue: Pending[] = []
   #inFlight = 0
+  #pending = 0
   #scheduled = false
   #idle: Array<() => void> = []
 
   constructor (commit: CommitBatch, options: GroupCommitOptions) {
     this.#commit = commit
     this.#options = options
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs
+    this.#maxPending = options.maxPending ?? DEFAULT_BOUNDS.maxPending
   }
 
-  /** Resolves once the create's outcome is committed. */
+  /** Resolves once the create's outcome is committed; rejects when the store cannot say in time. */
   create (plant: StoredPlant): Promise<CreateOutcome> {
+    if (this.#pending >= this.#maxPending) return Promise.reject(new StoreBusyError())
+    this.#pending++
+    this.#options.observer?.pending(this.#pending)
     return new Promise((resolve, reject) => {
-      this.#queue.push({ plant, resolve, reject })
+      const timer = setTimeout(() => reject(new StoreTimeoutError()), this.#timeoutMs)
+      this.#queue.push({ plant, arrived: performance.now(), timer, resolve, reject })
       this.#schedule()
     })
   }
@@ -81,6 +118,13 @@ export class GroupCommit {
     }
     this.#inFlight--
     const { observer } = this.#options
+    const answered = performance.now()
+    this.#pending -= batch.length
+    for (const pending of batch) {
+      clearTimeout(pending.timer)
+      observer?.waited((answered - pending.arrived) / 1000)
+    }
+    observer?.pending(this.#pending)
     if (results === undefined) {
       for (const pending of batch) pending.reject(failed)
     } else {

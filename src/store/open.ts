@@ -1,23 +1,25 @@
 import { resolve } from 'node:path'
-import type { StoreObserver } from './group-commit.js'
+import type { GroupCommitOptions } from './group-commit.js'
 import type { PlantStore } from './store.js'
 
-export interface StoreOptions {
+export type StoreOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
   pgPoolSize: number
-  onIdleError?: (err: Error) => void
-  /** Told of every commit and answered create (the metrics). */
-  observer?: StoreObserver
+  /**
+   * Told of a failure no request is waiting on: an idle PostgreSQL connection's error, or the
+   * SQLite worker's death. The store recovers by itself either way.
+   */
+  onConnectionError?: (err: Error) => void
 }
 
 /** Opens the store DATABASE_URL names, running its migrations, and loading only that store's driver. */
-export async function openStore (databaseUrl: string, { pgPoolSize, onIdleError, observer }: StoreOptions): Promise<PlantStore> {
+export async function openStore (databaseUrl: string, { pgPoolSize, onConnectionError, ...bounds }: StoreOptions): Promise<PlantStore> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStore } = await import('./sqlite.js')
-    return openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)), { observer })
+    return await openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)), { onWorkerExit: onConnectionError, ...bounds })
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const { openPostgresStore } = await import('./postgres.js')
-    return await openPostgresStore(databaseUrl, { poolSize: pgPoolSize, onIdleError, observer })
+    return await openPostgresStore(databaseUrl, { poolSize: pgPoolSize, onIdleError: onConnectionError, ...bounds })
   }
   throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`)
 }

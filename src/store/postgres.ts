@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { StoreUnavailableError } from '../errors.js'
-import { GroupCommit, type RowResult, type StoreObserver } from './group-commit.js'
+import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions, type RowResult } from './group-commit.js'
 import { checkSchemaVersion, outcomeOver, plantFromRow, type PlantRow, type PlantStore, type StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1; the table
@@ -14,29 +14,36 @@ const MIGRATION_LOCK = 7_140_502_017
 const INT8_OID = 20
 
 // Errors that mean "the database cannot be reached or will not serve now", as opposed to a
-// fault in our SQL: connection failures, class 08 (connection exception), 57P01-03 (shutdown,
-// cannot connect now), 53300 (too many connections), and the pool's own connect timeout.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300'])
-const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/
+// fault in our SQL: connection failures, class 08 (connection exception), 57014 (our
+// statement_timeout), 57P01-03 (shutdown, cannot connect now), 53300 (too many connections),
+// and the pool's own timeouts, connecting and reading.
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57014', '57P01', '57P02', '57P03', '53300'])
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/
 
 export function isUnavailable (err: any): boolean {
   return NETWORK_CODES.has(err?.code) || String(err?.code).startsWith('08') || UNAVAILABLE_MESSAGE.test(String(err?.message))
 }
 
-export interface PostgresOptions {
+export type PostgresOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
   poolSize: number
   /** Told of errors on idle pooled connections, which no query is waiting to receive. */
   onIdleError?: (err: Error) => void
-  observer?: StoreObserver
 }
 
-export function createPool (connectionString: string, { poolSize, onIdleError }: PostgresOptions): pg.Pool {
+export function createPool (connectionString: string, { poolSize, onIdleError, timeoutMs = DEFAULT_BOUNDS.timeoutMs }: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
-    connectionTimeoutMillis: 5_000,
-    // A 200 means committed to disk, whatever the server's default.
-    options: '-c synchronous_commit=on',
+    connectionTimeoutMillis: Math.min(5_000, timeoutMs),
+    // A database that stops answering mid-statement (hung, failed over, partitioned without a
+    // reset) fails the query here, and the pool drops that connection instead of reusing it.
+    query_timeout: timeoutMs,
+    // Idle connections to a vanished server are found by the kernel's keepalive probes.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // A 200 means committed to disk, whatever the server's default. A statement slower than our
+    // bound is cancelled by the server itself, so it holds no locks after we gave up on it.
+    options: `-c synchronous_commit=on -c statement_timeout=${timeoutMs}`,
     // int8 comes back as bigint, never as a lossy number (pg's default is a string).
     types: { getTypeParser: ((oid: number, format?: any) => oid === INT8_OID ? BigInt : pg.types.getTypeParser(oid, format)) as any }
   })
@@ -134,7 +141,7 @@ export async function openPostgresStore (connectionString: string, options: Post
     })
   }
   // Commits run side by side on the pool's connections; each waits for its own WAL flush.
-  const group = new GroupCommit(commitBatch, { maxBatch: MAX_BATCH, maxInFlight: options.poolSize, observer: options.observer })
+  const group = new GroupCommit(commitBatch, { maxBatch: MAX_BATCH, maxInFlight: options.poolSize, observer: options.observer, timeoutMs: options.timeoutMs, maxPending: options.maxPending })
 
   return {
     create: (plant) => group.create(plant),

@@ -1,91 +1,121 @@
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
+import { extname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../errors.js'
-import { GroupCommit, type RowResult, type StoreObserver } from './group-commit.js'
-import { checkSchemaVersion, outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type PlantStore, type StoredPlant } from './store.js'
+import { GroupCommit, type GroupCommitOptions, type RowResult } from './group-commit.js'
+import type { Call, Opened, Reply, WorkerError, WorkerRowResult } from './sqlite-worker.js'
+import type { PlantStore, StoredPlant } from './store.js'
 
-// Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1,
-// and PRAGMA user_version records how many have run.
-export const MIGRATIONS: readonly string[] = [
-  'CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT'
-]
+// The event loop's end of the SQLite store: the connection itself lives in a worker thread
+// (sqlite-worker.ts), so a slow disk delays commits, never the other requests. A worker that dies
+// fails only the calls it had not answered (none of them acknowledged), the store answers 503
+// while a new one opens, and the service recovers by itself.
 
-const BUSY_TIMEOUT_MS = 250
+// Beside this file: .js in dist/, .ts when the tests run the source.
+const WORKER_URL = new URL(`./sqlite-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
 
 // Most creates one transaction commits; a larger queue is committed in several.
 const MAX_BATCH = 256
+// Waits between attempts to replace a dead worker, doubling up to the last.
+const RESTART_DELAYS_MS = [50, 100, 200, 500, 1000, 2000, 5000]
 
-// Faults of the file or its lock, not of our SQL: the store is unavailable for now.
-const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|CANTOPEN|FULL|PROTOCOL)/
-
-function classify (err: unknown): unknown {
-  return UNAVAILABLE.test(String((err as { code?: unknown }).code)) ? new StoreUnavailableError({ cause: err }) : err
+export type SqliteOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
+  /** Told when the worker dies, before it is replaced. */
+  onWorkerExit?: (err: Error) => void
 }
 
-export interface SqliteOptions {
-  observer?: StoreObserver
+export interface SqliteStore extends PlantStore {
+  /** The thread that holds the connection; undefined while it is being replaced. */
+  readonly worker: Worker | undefined
 }
 
-export function openSqliteStore (path: string, { observer }: SqliteOptions = {}): PlantStore {
-  mkdirSync(dirname(path), { recursive: true })
-  const db = new Database(path)
-  // WAL with synchronous=FULL syncs every commit to disk: a 200 survives power loss.
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = FULL')
-  // Waiting for another process's lock blocks our event loop (the driver is synchronous):
-  // wait briefly, then answer 503 and let the client retry, rather than stall every request.
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  // Read every INTEGER as bigint, so ids beyond 2^53 come back exact.
-  db.defaultSafeIntegers(true)
-  migrate(db)
+/** An error from the worker as this side throws it: unavailable (503) or a fault (500). */
+function fromWorker (error: WorkerError): Error {
+  if (error.unavailable) return new StoreUnavailableError({ cause: error })
+  return Object.assign(new Error(error.message), { code: error.code })
+}
 
-  const insert = db.prepare<[bigint, string, string | null]>('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
-  const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
-  const ping = db.prepare('SELECT 1')
+interface Connection {
+  worker: Worker
+  call: (request: Call) => Promise<unknown>
+}
 
-  const find = (id: bigint): StoredPlant | undefined => {
-    const row = select.get(id)
-    return row === undefined ? undefined : plantFromRow(row)
+/** Starts a worker on the file; resolves once it has opened and migrated the database. */
+async function connect (path: string, onExit: (err: Error) => void): Promise<Connection> {
+  // No loader in the worker (see sqlite-worker.ts): a TypeScript loader would compile afresh in
+  // each new thread, a second or more per store under the tests.
+  const worker = new Worker(WORKER_URL, { workerData: { path }, execArgv: [] })
+  const waiting = new Map<number, { resolve: (value: unknown) => void, reject: (err: unknown) => void }>()
+  let next = 0
+  let died: Error | undefined
+  worker.on('error', (err) => { died = err })
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', (first: Opened) => { if (first.opened) resolve(); else reject(fromWorker(first.error)) })
+    worker.once('exit', (code) => reject(died ?? new Error(`the SQLite worker exited with code ${code} while opening the database`)))
+  })
+  worker.on('message', (reply: Reply) => {
+    const call = waiting.get(reply.id)
+    waiting.delete(reply.id)
+    if (reply.ok) call?.resolve(reply.value)
+    else call?.reject(fromWorker(reply.error))
+  })
+  worker.once('exit', (code) => {
+    const err = new StoreUnavailableError({ cause: died ?? new Error(`the SQLite worker exited with code ${code}`) })
+    for (const call of waiting.values()) call.reject(err)
+    waiting.clear()
+    onExit(err)
+  })
+  return {
+    worker,
+    call: (request) => new Promise((resolve, reject) => {
+      const id = next++
+      waiting.set(id, { resolve, reject })
+      worker.postMessage({ ...request, id })
+    })
   }
-  const reading = <T>(read: () => T): T => {
-    try {
-      return read()
-    } catch (err) {
-      throw classify(err)
-    }
-  }
-  const createOne = (plant: StoredPlant): CreateOutcome =>
-    insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1 ? 'created' : outcomeOver(find(plant.id), plant)
+}
 
-  // One transaction per batch, its rows inserted in arrival order, so the first of two
-  // different plants for one id wins. A row that fails fails alone (SQLite undoes just that
-  // statement); a failed commit fails the whole batch.
-  const transaction = db.transaction((plants: StoredPlant[]): RowResult[] => plants.map((plant) => {
-    try {
-      return createOne(plant)
-    } catch (err) {
-      return { error: classify(err) }
-    }
-  }))
-  const group = new GroupCommit((plants) => reading(() => transaction.immediate(plants)), { maxBatch: MAX_BATCH, maxInFlight: 1, observer })
+export async function openSqliteStore (path: string, { onWorkerExit, ...bounds }: SqliteOptions = {}): Promise<SqliteStore> {
+  let closing = false
+  let restarts = 0
+  let connection: Connection | undefined
+  const replace = (err: Error): void => {
+    connection = undefined
+    if (closing) return
+    onWorkerExit?.(err)
+    setTimeout(() => {
+      connect(path, replace).then((opened) => {
+        restarts = 0
+        if (closing) opened.call({ op: 'close' }).catch(() => {})
+        else connection = opened
+      }, replace)
+    }, RESTART_DELAYS_MS[Math.min(restarts++, RESTART_DELAYS_MS.length - 1)]).unref()
+  }
+  connection = await connect(path, replace)
+
+  const call = async (request: Call): Promise<unknown> => {
+    if (connection === undefined) throw new StoreUnavailableError()
+    return await connection.call(request)
+  }
+  const commit = async (plants: StoredPlant[]): Promise<RowResult[]> =>
+    (await call({ op: 'commit', plants }) as WorkerRowResult[]).map((result) => typeof result === 'string' ? result : { error: fromWorker(result.error) })
+  // One commit at a time: the worker runs them one after another anyway.
+  const group = new GroupCommit(commit, { maxBatch: MAX_BATCH, maxInFlight: 1, ...bounds })
 
   return {
+    get worker () { return connection?.worker },
     create: (plant) => group.create(plant),
-    get: async (id) => reading(() => find(id)),
-    ping: async () => { reading(() => ping.get()) },
+    get: async (key) => await call({ op: 'get', key }) as StoredPlant | undefined,
+    ping: async () => { await call({ op: 'ping' }) },
     async close () {
+      closing = true
       await group.drain()
-      db.close()
+      const closed = connection
+      connection = undefined
+      if (closed === undefined) return
+      const exited = new Promise((resolve) => closed.worker.once('exit', resolve))
+      await closed.call({ op: 'close' })
+      await exited
     }
   }
-}
-
-function migrate (db: Database.Database): void {
-  db.transaction(() => {
-    const version = Number(db.pragma('user_version', { simple: true }))
-    checkSchemaVersion(version, MIGRATIONS.length)
-    for (const sql of MIGRATIONS.slice(version)) db.exec(sql)
-    db.pragma(`user_version = ${MIGRATIONS.length}`)
-  }).immediate()
 }

@@ -1,0 +1,119 @@
+// The SQLite connection, in a worker thread of its own. better-sqlite3 is synchronous: every
+// commit's fsync, and every WAL checkpoint, waits for the disk. Here it waits off the event loop,
+// which keeps parsing, validating and answering meanwhile. sqlite.ts is the other end.
+//
+// The worker runs with no loader: from dist/ as JavaScript, from src/ (tests, npm run dev) on
+// Node's own type stripping. So this file imports ours by their .ts names (tsc rewrites them to
+// .js in dist/), and only what strips cleanly.
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { parentPort, workerData } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+import { checkSchemaVersion, outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type StoredPlant } from './store.ts'
+
+// Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1,
+// and PRAGMA user_version records how many have run.
+export const MIGRATIONS: readonly string[] = [
+  'CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT'
+]
+
+// Another process holding the write lock: wait briefly, then answer 503 and let the client retry.
+const BUSY_TIMEOUT_MS = 250
+
+// Faults of the file or its lock, not of our SQL: the store is unavailable for now.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|CANTOPEN|FULL|PROTOCOL)/
+
+/** An error as it crosses to the main thread: structured clone keeps no custom fields. */
+export interface WorkerError { message: string, code?: string, unavailable: boolean }
+
+export type WorkerRowResult = CreateOutcome | { error: WorkerError }
+
+/** What the main thread asks; each request carries an id its reply repeats. */
+export type Call =
+  | { op: 'commit', plants: StoredPlant[] }
+  | { op: 'get', key: bigint }
+  | { op: 'ping' }
+  | { op: 'close' }
+
+export type Request = Call & { id: number }
+
+export type Reply =
+  | { id: number, ok: true, value?: unknown }
+  | { id: number, ok: false, error: WorkerError }
+
+/** The first message: the database is open and migrated, or why it is not. */
+export type Opened = { opened: true } | { opened: false, error: WorkerError }
+
+function describe (err: unknown): WorkerError {
+  const code = (err as { code?: unknown }).code
+  return {
+    message: err instanceof Error ? err.message : String(err),
+    ...(typeof code === 'string' && { code }),
+    unavailable: UNAVAILABLE.test(String(code))
+  }
+}
+
+function open (path: string) {
+  mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path)
+  // WAL with synchronous=FULL syncs every commit to disk: a 200 survives power loss.
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  // Read every INTEGER as bigint, so ids beyond 2^53 come back exact.
+  db.defaultSafeIntegers(true)
+  db.transaction(() => {
+    const version = Number(db.pragma('user_version', { simple: true }))
+    checkSchemaVersion(version, MIGRATIONS.length)
+    for (const sql of MIGRATIONS.slice(version)) db.exec(sql)
+    db.pragma(`user_version = ${MIGRATIONS.length}`)
+  }).immediate()
+
+  const insert = db.prepare<[bigint, string, string | null]>('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
+  const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
+  const ping = db.prepare('SELECT 1')
+
+  const find = (id: bigint): StoredPlant | undefined => {
+    const row = select.get(id)
+    return row === undefined ? undefined : plantFromRow(row)
+  }
+  // One transaction per batch, its rows inserted in arrival order, so the first of two
+  // different plants for one id wins. A row that fails fails alone (SQLite undoes just that
+  // statement); a failed commit fails the whole batch.
+  const commit = db.transaction((plants: StoredPlant[]): WorkerRowResult[] => plants.map((plant) => {
+    try {
+      return insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1 ? 'created' : outcomeOver(find(plant.id), plant)
+    } catch (err) {
+      return { error: describe(err) }
+    }
+  }))
+
+  return (request: Request): unknown => {
+    switch (request.op) {
+      case 'commit': return commit.immediate(request.plants)
+      case 'get': return find(request.key)
+      case 'ping': ping.get(); return
+      case 'close': db.close()
+    }
+  }
+}
+
+const port = parentPort!
+let serve: (request: Request) => unknown
+try {
+  serve = open(workerData.path)
+  port.postMessage({ opened: true } satisfies Opened)
+} catch (err) {
+  port.postMessage({ opened: false, error: describe(err) } satisfies Opened)
+  port.close()
+}
+port.on('message', (request: Request) => {
+  let reply: Reply
+  try {
+    reply = { id: request.id, ok: true, value: serve(request) }
+  } catch (err) {
+    reply = { id: request.id, ok: false, error: describe(err) }
+  }
+  port.postMessage(reply)
+  if (request.op === 'close') port.close() // nothing else to wait for: the worker ends
+})
