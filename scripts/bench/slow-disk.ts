@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CPUS, fmt, measure, median, peakRssMiB, root, startServer, stopServer } from './measure.js'
+import { CPUS, fmt, measure, median, peakRssMiB, root, startServer } from './measure.js'
 
 const FSYNC_DELAY_US = 5000
 const SLOW_DISK = ['strace', '-f', '-qq', '-o', '/dev/null', '--seccomp-bpf', '-e', 'trace=fsync,fdatasync', '-e', `inject=fsync,fdatasync:delay_exit=${FSYNC_DELAY_US}`]
@@ -66,9 +66,9 @@ export async function benchSlowDisk ({ token, connections, seconds, rounds, dir,
           process.stderr.write(`round ${round}/${rounds}: ${name}\n`)
           const env = { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `slow-${round}-${Object.keys(runs).length}.db`)}` }
           const instance = await startServer(name, [server], env, CPUS.server, [...wrapper])
+          // strace forks Node: the pid to read, and to stop, is its child's. strace ends with it.
+          const pid = wrapper.length === 0 ? instance.child.pid! : Number(execFileSync('pgrep', ['-P', String(instance.child.pid)], { encoding: 'utf8' }).trim())
           try {
-            // strace forks Node: the pid to read is its child's, once it is there.
-            const pid = wrapper.length === 0 ? instance.child.pid! : Number(execFileSync('pgrep', ['-P', String(instance.child.pid)], { encoding: 'utf8' }).trim())
             await measure([pid], [{ url: instance.url, connections, seconds: 2, token, firstId: freshIds() }]) // warm-up
             const loading = measure([pid], [{ url: instance.url, connections, seconds, token, firstId: freshIds() }])
             const healthz = await probe(instance.url, loading)
@@ -76,7 +76,9 @@ export async function benchSlowDisk ({ token, connections, seconds, rounds, dir,
             if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${name}: ${run.non2xx} answers other than 200, ${run.socketErrors} socket errors`)
             ;(runs[name] ??= []).push({ rps: run.requests / run.seconds, p50: run.p50Ms, p99: run.p99Ms, healthzP99: percentile(healthz, 99), cpuUs: run.cpuUsPerRequest, rssMiB: existsSync(`/proc/${pid}`) ? peakRssMiB(pid) : NaN })
           } finally {
-            await stopServer(instance)
+            const exited = new Promise((resolve) => instance.child.once('exit', resolve))
+            process.kill(pid, 'SIGTERM')
+            await exited
           }
         }
       }
