@@ -84,6 +84,32 @@ t.test('a stalled SQLite disk: probes and other requests answered, creates bound
   t.equal(await server.exited, 0)
 })
 
+t.test('a failed WAL sync: its create answers 503, the worker reopens the database, creates succeed again', { skip: !hasStrace && process.env.CI === undefined && 'no strace (scripts/ensure-tool.sh installs it)' }, async (t) => {
+  const server = startServer(t, { API_TOKENS: TOKEN, DATABASE_URL: await freshDatabase(t, 'sqlite') })
+  const { url } = await server.listening
+  t.equal((await postPlant(url, TOKEN, '{"id":1,"name":"before"}')).status, 200, 'a create on the healthy disk')
+
+  // Every fdatasync of the service now fails, as a disk's write error would.
+  const strace = spawn('strace', ['-f', '-p', String(server.child.pid), '-o', '/dev/null', '-e', 'trace=fdatasync', '-e', 'inject=fdatasync:error=EIO'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const detached = new Promise((resolve) => strace.once('exit', resolve))
+  t.teardown(() => { strace.kill() })
+  await new Promise<void>((resolve, reject) => {
+    strace.stderr.on('data', (chunk: Buffer) => { if (/attached/.test(String(chunk))) resolve() })
+    strace.once('exit', (code) => reject(new Error(`strace exited ${code} before attaching`)))
+  })
+  t.match(await answer(postPlant(url, TOKEN, '{"id":2,"name":"unsynced"}')), { status: 503, retryAfter: '1' }, 'the create whose sync failed: 503, never a 200')
+  strace.kill()
+  await detached
+
+  await until(async () => (await postPlant(url, TOKEN, '{"id":3,"name":"after"}')).status === 200, 'creates succeed again')
+  t.pass('a new worker took over, with no restart of the service')
+  t.equal((await postPlant(url, TOKEN, '{"id":2,"name":"unsynced"}')).status, 200, 'the failed create, retried, is stored')
+  t.equal((await postPlant(url, TOKEN, '{"id":1,"name":"other"}')).status, 409, 'what was acknowledged before is still there')
+  t.match(server.output().stdout, /store connection failed; replacing it/, 'the worker\'s end is logged')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
+
 t.test('a hung PostgreSQL: every create answered within the bound, then recovery without a restart', async (t) => {
   const database = await startPostgres()
   const server = startServer(t, { API_TOKENS: TOKEN, DATABASE_URL: database.url, STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) })

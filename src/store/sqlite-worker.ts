@@ -1,11 +1,19 @@
 // The SQLite connection, in a worker thread of its own. better-sqlite3 is synchronous: every
-// commit's fsync, and every WAL checkpoint, waits for the disk. Here it waits off the event loop,
-// which keeps parsing, validating and answering meanwhile. sqlite.ts is the other end.
+// commit, and every WAL checkpoint, waits for the disk. Here it waits off the event loop, which
+// keeps parsing, validating and answering meanwhile. sqlite.ts is the other end.
+//
+// A commit is answered only once the WAL holding it is synced. SQLite would sync inside the
+// commit (synchronous=FULL), holding the write lock, so one batch's fsync would hold up the next
+// batch's writes. Instead SQLite writes the WAL without syncing (synchronous=NORMAL, which still
+// syncs around every checkpoint) and this worker syncs the WAL file itself, in libuv's thread
+// pool: the next batch is written while the last one syncs. Replies go out in commit order, each
+// after its own sync and every earlier one; a failed sync fails its batch and every later one,
+// and ends the worker, since after a failed fsync the OS may no longer hold the unsynced pages.
 //
 // The worker runs with no loader: from dist/ as JavaScript, from src/ (tests, npm run dev) on
 // Node's own type stripping. So this file imports ours by their .ts names (tsc rewrites them to
 // .js in dist/), and only what strips cleanly.
-import { mkdirSync } from 'node:fs'
+import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
@@ -20,7 +28,8 @@ export const MIGRATIONS: readonly string[] = [
 // Another process holding the write lock: wait briefly, then answer 503 and let the client retry.
 const BUSY_TIMEOUT_MS = 250
 
-// Faults of the file or its lock, not of our SQL: the store is unavailable for now.
+// Faults of the file or its lock, not of our SQL: the store is unavailable for now. So is a
+// failed system call (the WAL's sync).
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|CANTOPEN|FULL|PROTOCOL)/
 
 /** An error as it crosses to the main thread: structured clone keeps no custom fields. */
@@ -49,16 +58,16 @@ function describe (err: unknown): WorkerError {
   return {
     message: err instanceof Error ? err.message : String(err),
     ...(typeof code === 'string' && { code }),
-    unavailable: UNAVAILABLE.test(String(code))
+    unavailable: UNAVAILABLE.test(String(code)) || typeof (err as { syscall?: unknown }).syscall === 'string'
   }
 }
 
 function open (path: string) {
   mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
-  // WAL with synchronous=FULL syncs every commit to disk: a 200 survives power loss.
+  // WAL, synced by commit() below before any reply: a 200 survives power loss.
   db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = FULL')
+  db.pragma('synchronous = NORMAL')
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   // Read every INTEGER as bigint, so ids beyond 2^53 come back exact.
   db.defaultSafeIntegers(true)
@@ -80,7 +89,7 @@ function open (path: string) {
   // One transaction per batch, its rows inserted in arrival order, so the first of two
   // different plants for one id wins. A row that fails fails alone (SQLite undoes just that
   // statement); a failed commit fails the whole batch.
-  const commit = db.transaction((plants: StoredPlant[]): WorkerRowResult[] => plants.map((plant) => {
+  const write = db.transaction((plants: StoredPlant[]): WorkerRowResult[] => plants.map((plant) => {
     try {
       return insert.run(plant.id, plant.name, plant.tag ?? null).changes === 1 ? 'created' : outcomeOver(find(plant.id), plant)
     } catch (err) {
@@ -88,18 +97,32 @@ function open (path: string) {
     }
   }))
 
-  return (request: Request): unknown => {
+  // Open once the migration above has written to the WAL, so the file exists. An fsync covers
+  // the file, whichever descriptor it goes through.
+  const wal = openSync(`${path}-wal`, 'r+')
+  // Settles once every sync so far has; rejects for good after the first failure.
+  let synced: Promise<void> = Promise.resolve()
+  const commit = async (plants: StoredPlant[]): Promise<WorkerRowResult[]> => {
+    const results = write.immediate(plants)
+    const sync = new Promise<void>((resolve, reject) => fdatasync(wal, (err) => err === null ? resolve() : reject(err)))
+    synced = Promise.all([synced, sync]).then(() => {})
+    await synced
+    return results
+  }
+
+  return async (request: Request): Promise<unknown> => {
     switch (request.op) {
-      case 'commit': return commit.immediate(request.plants)
+      case 'commit': return await commit(request.plants)
       case 'get': return find(request.key)
-      case 'ping': ping.get(); return
-      case 'close': db.close()
+      // Answers once the syncs under way have: a disk stuck on one makes the store unready.
+      case 'ping': ping.get(); await synced; return
+      case 'close': await synced.catch(() => {}); closeSync(wal); db.close()
     }
   }
 }
 
 const port = parentPort!
-let serve: (request: Request) => unknown
+let serve: (request: Request) => Promise<unknown>
 try {
   serve = open(workerData.path)
   port.postMessage({ opened: true } satisfies Opened)
@@ -107,13 +130,14 @@ try {
   port.postMessage({ opened: false, error: describe(err) } satisfies Opened)
   port.close()
 }
+// Each request runs as it arrives, in order (serve's synchronous part does the SQLite work);
+// only its reply may wait, for a sync.
 port.on('message', (request: Request) => {
-  let reply: Reply
-  try {
-    reply = { id: request.id, ok: true, value: serve(request) }
-  } catch (err) {
-    reply = { id: request.id, ok: false, error: describe(err) }
-  }
-  port.postMessage(reply)
-  if (request.op === 'close') port.close() // nothing else to wait for: the worker ends
+  serve(request).then((value) => {
+    port.postMessage({ id: request.id, ok: true, value } satisfies Reply)
+    if (request.op === 'close') port.close() // nothing else to wait for: the worker ends
+  }, (err: unknown) => {
+    port.postMessage({ id: request.id, ok: false, error: describe(err) } satisfies Reply)
+    if (request.op === 'commit' && (err as { syscall?: unknown }).syscall === 'fdatasync') process.exit(1)
+  })
 })

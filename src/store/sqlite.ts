@@ -16,6 +16,9 @@ const WORKER_URL = new URL(`./sqlite-worker${extname(fileURLToPath(import.meta.u
 
 // Most creates one transaction commits; a larger queue is committed in several.
 const MAX_BATCH = 256
+// Most batches handed to the worker and not yet answered: one being written while the others'
+// syncs are under way, in libuv's thread pool, whose 4 threads would queue any more.
+const MAX_IN_FLIGHT = 4
 // Waits between attempts to replace a dead worker, doubling up to the last.
 const RESTART_DELAYS_MS = [50, 100, 200, 500, 1000, 2000, 5000]
 
@@ -99,8 +102,7 @@ export async function openSqliteStore (path: string, { onWorkerExit, ...bounds }
   }
   const commit = async (plants: StoredPlant[]): Promise<RowResult[]> =>
     (await call({ op: 'commit', plants }) as WorkerRowResult[]).map((result) => typeof result === 'string' ? result : { error: fromWorker(result.error) })
-  // One commit at a time: the worker runs them one after another anyway.
-  const group = new GroupCommit(commit, { maxBatch: MAX_BATCH, maxInFlight: 1, ...bounds })
+  const group = new GroupCommit(commit, { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT, ...bounds })
 
   return {
     get worker () { return connection?.worker },
