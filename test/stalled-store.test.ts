@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { expectStored } from './durability.js'
 import { freshDatabase } from './helper.js'
 import { startPostgres } from './postgres.js'
@@ -27,8 +27,22 @@ async function until (check: () => Promise<boolean>, what: string): Promise<void
 }
 
 const hasStrace = spawnSync('strace', ['-V']).status === 0
+// CI installs strace (npm test's pretest): there a missing one fails, never skips.
+const needsStrace = { skip: !hasStrace && process.env.CI === undefined && 'no strace (scripts/ensure-tool.sh installs it)' }
 
-t.test('a stalled SQLite disk: probes and other requests answered, creates bounded and capped', { skip: !hasStrace && process.env.CI === undefined && 'no strace (scripts/ensure-tool.sh installs it)' }, async (t) => {
+/** Attaches strace to a running service, in every thread, so its `calls` fail or wait as `fault` says; heal() detaches. */
+async function faultDisk (t: Test, pid: number, calls: string, fault: string): Promise<{ heal: () => Promise<void> }> {
+  const strace = spawn('strace', ['-f', '-p', String(pid), '-o', '/dev/null', '-e', `trace=${calls}`, '-e', `inject=${calls}:${fault}`], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const detached = new Promise<void>((resolve) => strace.once('exit', () => resolve()))
+  t.teardown(() => { strace.kill() })
+  await new Promise<void>((resolve, reject) => {
+    strace.stderr.on('data', (chunk: Buffer) => { if (/attached/.test(String(chunk))) resolve() })
+    strace.once('exit', (code) => reject(new Error(`strace exited ${code} before attaching`)))
+  })
+  return { heal: async () => { strace.kill(); await detached } }
+}
+
+t.test('a stalled SQLite disk: probes and other requests answered, creates bounded and capped', needsStrace, async (t) => {
   const server = startServer(t, {
     API_TOKENS: TOKEN,
     DATABASE_URL: await freshDatabase(t, 'sqlite'),
@@ -42,13 +56,7 @@ t.test('a stalled SQLite disk: probes and other requests answered, creates bound
   t.equal((await postPlant(url, TOKEN, '{"id":1,"name":"before"}')).status, 200, 'a create on the healthy disk')
 
   // Every fsync and fdatasync of the service, in every thread, now waits a minute.
-  const strace = spawn('strace', ['-f', '-p', String(server.child.pid), '-o', '/dev/null', '-e', 'trace=fsync,fdatasync', '-e', 'inject=fsync,fdatasync:delay_exit=60000000'], { stdio: ['ignore', 'ignore', 'pipe'] })
-  const detached = new Promise((resolve) => strace.once('exit', resolve))
-  t.teardown(() => { strace.kill() })
-  await new Promise<void>((resolve, reject) => {
-    strace.stderr.on('data', (chunk: Buffer) => { if (/attached/.test(String(chunk))) resolve() })
-    strace.once('exit', (code) => reject(new Error(`strace exited ${code} before attaching`)))
-  })
+  const disk = await faultDisk(t, server.child.pid!, 'fsync,fdatasync', 'delay_exit=60000000')
 
   const events: string[] = []
   const stuck = answer(postPlant(url, TOKEN, '{"id":2,"name":"stuck"}'), events, 'stuck create')
@@ -71,8 +79,7 @@ t.test('a stalled SQLite disk: probes and other requests answered, creates bound
     t.match(create, { status: 503, retryAfter: '1', message: /did not answer in time/ }, 'a waiting create: 503 at STORE_TIMEOUT_MS')
   }
 
-  strace.kill() // detaching ends the injected delay: the disk answers again
-  await detached
+  await disk.heal() // detaching ends the injected delay: the disk answers again
   await until(async () => (await fetch(`${url}/readyz`)).status === 200, 'ready again')
   t.pass('/readyz: ready again by itself')
   t.equal((await postPlant(url, TOKEN, '{"id":4,"name":"refused"}')).status, 200, 'the refused create, retried, is stored')
@@ -84,22 +91,15 @@ t.test('a stalled SQLite disk: probes and other requests answered, creates bound
   t.equal(await server.exited, 0)
 })
 
-t.test('a failed WAL sync: its create answers 503, the worker reopens the database, creates succeed again', { skip: !hasStrace && process.env.CI === undefined && 'no strace (scripts/ensure-tool.sh installs it)' }, async (t) => {
+t.test('a failed WAL sync: its create answers 503, the worker reopens the database, creates succeed again', needsStrace, async (t) => {
   const server = startServer(t, { API_TOKENS: TOKEN, DATABASE_URL: await freshDatabase(t, 'sqlite') })
   const { url } = await server.listening
   t.equal((await postPlant(url, TOKEN, '{"id":1,"name":"before"}')).status, 200, 'a create on the healthy disk')
 
   // Every fdatasync of the service now fails, as a disk's write error would.
-  const strace = spawn('strace', ['-f', '-p', String(server.child.pid), '-o', '/dev/null', '-e', 'trace=fdatasync', '-e', 'inject=fdatasync:error=EIO'], { stdio: ['ignore', 'ignore', 'pipe'] })
-  const detached = new Promise((resolve) => strace.once('exit', resolve))
-  t.teardown(() => { strace.kill() })
-  await new Promise<void>((resolve, reject) => {
-    strace.stderr.on('data', (chunk: Buffer) => { if (/attached/.test(String(chunk))) resolve() })
-    strace.once('exit', (code) => reject(new Error(`strace exited ${code} before attaching`)))
-  })
+  const disk = await faultDisk(t, server.child.pid!, 'fdatasync', 'error=EIO')
   t.match(await answer(postPlant(url, TOKEN, '{"id":2,"name":"unsynced"}')), { status: 503, retryAfter: '1' }, 'the create whose sync failed: 503, never a 200')
-  strace.kill()
-  await detached
+  await disk.heal()
 
   await until(async () => (await postPlant(url, TOKEN, '{"id":3,"name":"after"}')).status === 200, 'creates succeed again')
   t.pass('a new worker took over, with no restart of the service')
