@@ -67,6 +67,16 @@ export interface components {
         /** @description The request is invalid (malformed JSON, a missing or wrong-typed field), or failed unexpectedly. */
         BadRequest: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -76,6 +86,16 @@ export interface components {
         /** @description No bearer token was sent, or the token is not one of the service's. */
         Unauthorized: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
                 /** @description The bearer challenge, as in RFC 6750: `Bearer realm="plants"`, with `error="invalid_token"` when a token was rejected. */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
@@ -87,6 +107,10 @@ export interface components {
         /** @description The request did not arrive in full within the time the service allows (30 s by default); the connection is closed. */
         RequestTimeout: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
                 [name: string]: unknown;
             };
             content: {
@@ -96,6 +120,10 @@ export interface components {
         /** @description The request line and headers are larger than the service accepts (16 KiB by default); the connection is closed. */
         HeadersTooLarge: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
                 [name: string]: unknown;
             };
             content: {
@@ -105,6 +133,16 @@ export interface components {
         /** @description A plant with this id is already stored with a different name or tag. */
         Conflict: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -114,6 +152,16 @@ export interface components {
         /** @description The request body is larger than the service accepts (1 MiB by default). */
         PayloadTooLarge: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -123,6 +171,16 @@ export interface components {
         /** @description The request body is not sent as `application/json`. */
         UnsupportedMediaType: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -132,6 +190,37 @@ export interface components {
         /** @description The service failed unexpectedly. The details are logged, never sent. */
         InternalError: {
             headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description This token (or, for requests whose token was refused, this client address) made more requests than `RATE_LIMIT_PER_MINUTE` allows on this instance within a minute. Retry after `Retry-After` seconds; nothing was written. */
+        TooManyRequests: {
+            headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -141,7 +230,17 @@ export interface components {
         /** @description Retry later; sending the same plant again is always safe. The store cannot be reached or did not answer in time, too many creates wait for it, the instance is overloaded, or it is shutting down. Nothing was written, unless the store failed or timed out while it was committing: then the retry answers 200. */
         ServiceUnavailable: {
             headers: {
-                /** @description Seconds to wait before retrying; sent with every 503. */
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": string;
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
+                /** @description Seconds to wait before retrying. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
@@ -152,7 +251,20 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `no-store` on every API answer: never kept by a cache. */
+        CacheControl: string;
+        /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+        XRequestId: string;
+        /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+        RateLimitLimit: number;
+        /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+        RateLimitRemaining: number;
+        /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+        RateLimitReset: number;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -174,6 +286,16 @@ export interface operations {
             /** @description The plant is stored. The answer echoes it without its id. */
             200: {
                 headers: {
+                    /** @description `no-store` on every API answer: never kept by a cache. */
+                    "Cache-Control": string;
+                    /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                    "RateLimit-Limit"?: number;
+                    /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -186,6 +308,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

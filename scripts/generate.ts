@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { load } from 'js-yaml'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
 
@@ -17,8 +18,26 @@ const HEADER = `/**
 
 `
 
+/**
+ * openapi-typescript types a response header given by $ref as always sent, whatever the header's
+ * `required` says, and honours `required` only on a header given inline. So every response
+ * header $ref is replaced by the header it names before the types are made.
+ */
+function withInlineHeaders (document: any): any {
+  const inline = (response: any) => {
+    for (const [name, header] of Object.entries<any>(response?.headers ?? {})) {
+      if (typeof header.$ref === 'string') response.headers[name] = document.components.headers[header.$ref.split('/').at(-1)]
+    }
+  }
+  for (const response of Object.values(document.components?.responses ?? {})) inline(response)
+  for (const pathItem of Object.values<any>(document.paths ?? {})) {
+    for (const operation of Object.values<any>(pathItem)) for (const response of Object.values(operation?.responses ?? {})) inline(response)
+  }
+  return document
+}
+
 export async function generate (document: URL): Promise<string> {
-  const ast = await openapiTS(document, {
+  const ast = await openapiTS(withInlineHeaders(load(readFileSync(document, 'utf8'))), {
     // JSON numbers above 2^53 arrive as bigint (src/json-body.ts): say so in the types,
     // so no handler can treat an int64 as a plain, lossy number.
     transform (schema) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { bearerGuard } from './auth.js'
+import { bearerGuard } from './security/auth.js'
 import type { Config } from './config.js'
 import { cors } from './cors.js'
 import { overloadProtection } from './limits.js'
@@ -10,7 +10,8 @@ import { registerRoutes } from './openapi/register.js'
 import { routesFromDocument } from './openapi/routes.js'
 import { UnsupportedMediaTypeError } from './errors.js'
 import { jsonBodyParser } from './json-body.js'
-import type { TokenSet } from './tokens.js'
+import { rateLimits } from './security/rate-limit.js'
+import type { TokenSet } from './security/tokens.js'
 
 export interface ApiOptions {
   config: Config
@@ -32,7 +33,7 @@ export async function api (app: FastifyInstance, { config, document, handlers, t
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
   app.addContentTypeParser('*', (request, _payload, done) => done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? 'none')))
-  const bearer = await bearerGuard(app, tokens)
+  const bearer = await bearerGuard(app, tokens, await rateLimits(app, config))
   registerRoutes(app, routes, handlers, document, { 'http:bearer': bearer })
   registerMethodAnswers(app, routes)
 }

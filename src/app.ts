@@ -11,8 +11,9 @@ import { loadDocument } from './openapi/document.js'
 import { lazySerializerCompiler } from './openapi/serialization.js'
 import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
 import { requestId, echoRequestId } from './request-id.js'
+import { API_HEADERS, setHeaders } from './security/headers.js'
 import { openStore } from './store/open.js'
-import { TokenSet } from './tokens.js'
+import { TokenSet } from './security/tokens.js'
 
 export interface BuildOptions {
   /** Where logs go; standard output when not given. */
@@ -54,6 +55,7 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
 
   try {
     echoRequestId(app)
+    setHeaders(app, API_HEADERS, { hsts: true })
     metrics?.serve(app, config)
     await connectionLimits(app, { config })
     await app.register(docs, { loaded })

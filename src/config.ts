@@ -42,6 +42,8 @@ export interface Config {
   trustProxy: boolean | number | string[]
   /** Origins whose browsers may call the API (CORS); `*` for any. Empty: none. */
   corsOrigins: string[]
+  /** Most requests one token (or, for rejected tokens, one client address) may make per window; undefined: no limit. */
+  rateLimit: { max: number, windowMs: number } | undefined
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plants.db'
@@ -108,6 +110,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (metricsHost.trim() === '') problems.push('METRICS_HOST must not be empty')
   const trustProxy = readTrustProxy(env.TRUST_PROXY, problems)
   const corsOrigins = readCorsOrigins(env.CORS_ORIGINS, problems)
+  const rateLimit = env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : { max: int('RATE_LIMIT_PER_MINUTE', 0, 1, 1_000_000), windowMs: 60_000 }
 
   const apiTokens = readTokens(env, problems)
   // One token per data directory: beside the SQLite file, or in ./data with PostgreSQL.
@@ -115,7 +118,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const generatedTokenFile = join(dataDir, 'api-token')
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, storeTimeout, maxPendingCreates, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins }
+  return { port, host, databaseUrl, pgPoolSize, storeTimeout, maxPendingCreates, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins, rateLimit }
 }
 
 /** CORS_ORIGINS: exact origins (scheme://host[:port]), comma-separated, or `*`. */

@@ -8,7 +8,7 @@ import type { RouteSpec } from './openapi/routes.js'
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id']
 // Beyond the headers every browser exposes: what a client needs to read its errors and retries.
-const EXPOSED_HEADERS = ['WWW-Authenticate', 'Retry-After', 'X-Request-Id', 'Allow']
+const EXPOSED_HEADERS = ['WWW-Authenticate', 'Retry-After', 'X-Request-Id', 'Allow', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']
 const PREFLIGHT_MAX_AGE_SECONDS = 600
 
 export async function cors (app: FastifyInstance, { origins, routes }: { origins: string[], routes: RouteSpec[] }): Promise<void> {

@@ -1,8 +1,10 @@
+import etag from '@fastify/etag'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { HOST_AND_PORT } from './host.js'
 import type { LoadedDocument, OpenApiDocument } from './openapi/document.js'
+import { DOCS_CSP, DOCS_HEADERS, setHeaders } from './security/headers.js'
 
 export const DOCS_PREFIX = '/docs'
 export const DOCS_TITLE = 'Plant Store API'
@@ -56,10 +58,14 @@ export async function yamlForInstance (text: string): Promise<(baseUrl: string) 
 /** Public documentation: Swagger UI from local assets, and the document itself. */
 export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDocument }): Promise<void> {
   let yamlFor: Promise<(baseUrl: string) => string> | undefined
+  setHeaders(app, DOCS_HEADERS)
+  // An ETag on each answer (the page, the documents), so that a poller's conditional GET gets 304.
+  await app.register(etag)
   await app.register(swagger, { mode: 'static', specification: { document: loaded.document as any } })
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
     theme: { title: DOCS_TITLE },
+    staticCSP: DOCS_CSP,
     uiConfig: {
       // BaseLayout has no "Explore" bar that would load an arbitrary URL.
       layout: 'BaseLayout',

@@ -17,6 +17,8 @@ export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; 
 export const BadJsonError = clientError<[string]>('BAD_JSON', 'Request body is not valid JSON: %s', 400)
 export const UnsupportedMediaTypeError = clientError<[string]>('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s; send application/json', 415)
 
+export const RateLimitedError = clientError<[string]>('RATE_LIMITED', 'Too many requests; retry in %s', 429)
+
 export const ValidationError = clientError<[string]>('VALIDATION', '%s', 400)
 export const TooDeepError = clientError<[number]>('TOO_DEEP', 'Request body nests deeper than %d levels', 400)
 export const DuplicateKeyError = clientError('DUPLICATE_KEY', 'Request body repeats a key in one object; each key may appear once', 400)

@@ -1,9 +1,11 @@
 import underPressure from '@fastify/under-pressure'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Config } from './config.js'
 import { OverloadedError, ShuttingDownError } from './errors.js'
+import { API_HEADERS } from './security/headers.js'
 
 // What a public API owes its users: bounded requests, bounded connections, and load shed with
 // a 503 in the contract's Error shape instead of falling over. Each bound is a config knob.
@@ -20,12 +22,15 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   HPE_URI_TOO_LONG: [431, 'The request line and headers are too large']
 }
 
+// These answers bypass Fastify's hooks: they carry the API's security headers, and an id, here.
+const SECURITY_HEADER_LINES = Object.entries(API_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+
 function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request']
   const body = JSON.stringify({ error: status, message })
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`)
   }
   socket.destroy()
 }

@@ -1,5 +1,5 @@
 import { enableCompileCache } from 'node:module'
-import type { KeptToken } from './generated-token.js'
+import type { KeptToken } from './security/generated-token.js'
 
 // Node keeps the code it compiles (ours and the dependencies') in a cache keyed by each file's
 // content and the Node version, so later starts skip most parsing. It lives in the OS's temp dir
@@ -7,7 +7,7 @@ import type { KeptToken } from './generated-token.js'
 // Only modules loaded after this call are cached, hence the dynamic imports.
 enableCompileCache()
 const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { keptToken }, { TokenSet }] = await Promise.all([
-  import('./app.js'), import('./config.js'), import('./docs.js'), import('./generated-token.js'), import('./tokens.js')
+  import('./app.js'), import('./config.js'), import('./docs.js'), import('./security/generated-token.js'), import('./security/tokens.js')
 ])
 
 async function main (): Promise<void> {

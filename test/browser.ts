@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
@@ -35,4 +37,15 @@ export async function launchBrowser (t: Test): Promise<BrowserContext> {
     rmSync(profile, { recursive: true, force: true })
   })
   return browser
+}
+
+/** Serves one HTML page from its own origin (a second port on 127.0.0.1), until the test ends; its origin. */
+export async function pageOnAnotherOrigin (t: Test, html: string): Promise<string> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    response.end(html)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }

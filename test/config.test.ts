@@ -26,7 +26,8 @@ t.test('defaults', async (t) => {
     metricsPort: undefined,
     metricsHost: '127.0.0.1',
     trustProxy: false,
-    corsOrigins: []
+    corsOrigins: [],
+    rateLimit: undefined
   })
 })
 
@@ -48,6 +49,10 @@ t.test('reads every variable', async (t) => {
   t.same(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*'])
   for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x', 'https://*.example.com']) {
     t.throws(() => loadConfig({ CORS_ORIGINS: bad }), /CORS_ORIGINS must list origins/, bad)
+  }
+  t.same(loadConfig({ RATE_LIMIT_PER_MINUTE: '600' }).rateLimit, { max: 600, windowMs: 60_000 }, 'a limit per minute')
+  for (const bad of ['0', '-1', '1.5', 'many', '']) {
+    t.throws(() => loadConfig({ RATE_LIMIT_PER_MINUTE: bad }), /RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000/, JSON.stringify(bad))
   }
   t.throws(() => loadConfig({ MAX_CONNECTIONS: '0' }), /MAX_CONNECTIONS must be an integer from 1 to 1000000, got "0"/)
   t.throws(() => loadConfig({ BODY_LIMIT_BYTES: 'lots' }), /BODY_LIMIT_BYTES must be an integer/)

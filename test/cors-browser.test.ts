@@ -1,22 +1,13 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { browserAvailable, launchBrowser } from './browser.js'
+import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from './browser.js'
 import { buildTestApp, testConfig, TOKEN } from './helper.js'
 
 // A web app on another origin calls the API from a real browser: a page served from a second
 // port on 127.0.0.1 posts a plant with fetch and a bearer token. The browser enforces CORS.
 
 /** The web app: one page, served from its own origin. */
-async function webApp (t: Parameters<typeof launchBrowser>[0]): Promise<string> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    response.end('<!doctype html><title>Plant app</title><p>A web app on another origin.</p>')
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
+const webApp = async (t: Parameters<typeof launchBrowser>[0]): Promise<string> =>
+  await pageOnAnotherOrigin(t, '<!doctype html><title>Plant app</title><p>A web app on another origin.</p>')
 
 /** What the page's own script sees when it calls the API. */
 async function callFromPage (t: Parameters<typeof launchBrowser>[0], appOrigin: string, apiBase: string, id: number) {

@@ -32,7 +32,7 @@ t.test('an allowed origin: preflight permits the document\'s methods and the two
   t.equal(ok.status, 200)
   t.equal(ok.headers.get('access-control-allow-origin'), APP)
   t.match(ok.headers.get('vary'), /Origin/)
-  t.equal(ok.headers.get('access-control-expose-headers'), 'WWW-Authenticate, Retry-After, X-Request-Id, Allow')
+  t.equal(ok.headers.get('access-control-expose-headers'), 'WWW-Authenticate, Retry-After, X-Request-Id, Allow, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset')
 
   // The answers a browser must be able to read too: a 401, a 409, a 405.
   const denied = await fetch(`${base}/plants`, create(APP, 2, 'not-the-token-0123456789'))

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
-import { browserAvailable, launchBrowser } from './browser.js'
+import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from './browser.js'
 import { buildTestApp, TOKEN } from './helper.js'
 
 // /docs for a person, in a real browser.
@@ -15,13 +15,19 @@ if (browserAvailable('the /docs browser test')) {
     const base = await app.listen({ port: 0, host: '127.0.0.1' })
     const browser = await launchBrowser(t)
     const page = await browser.newPage()
+    // Every Content Security Policy violation, as the page's own event and as the console says it.
+    await page.addInitScript({ content: 'window.violations = []; document.addEventListener("securitypolicyviolation", (e) => window.violations.push(e.violatedDirective + " " + e.blockedURI))' })
+    const cspErrors: string[] = []
+    page.on('console', (message) => { if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text()) })
     const hosts = new Set<string>()
     page.on('request', (request) => {
       const url = new URL(request.url())
       if (url.protocol.startsWith('http')) hosts.add(url.host)
     })
 
-    await page.goto(`${base}/docs/`)
+    const served = await page.goto(`${base}/docs/`)
+    t.match(served?.headers()['content-security-policy'], /script-src 'self';.*frame-ancestors 'none'|frame-ancestors 'none';.*script-src 'self';/, 'the page is served under its CSP')
+    t.notMatch(served?.headers()['content-security-policy'], /unsafe-inline|unsafe-eval/, 'with no unsafe-inline or unsafe-eval')
     t.equal(await page.title(), 'Plant Store API', 'page title')
     await page.locator('.info .title', { hasText: 'Plant Store' }).waitFor()
     t.match(await page.locator('.info .title').innerText(), /Plant Store\s*1\.0\.0/, 'title and version render')
@@ -55,6 +61,22 @@ if (browserAvailable('the /docs browser test')) {
     mkdirSync(ARTIFACTS, { recursive: true })
     await page.screenshot({ path: join(ARTIFACTS, 'docs.png'), fullPage: true })
     t.same([...hosts], [new URL(base).host], 'no request left for any host but the service')
+    t.same({ events: await page.evaluate('window.violations'), console: cspErrors }, { events: [], console: [] }, 'Swagger UI did all this under its CSP, with no violation')
+  })
+
+  t.test('a page on another origin cannot frame /docs', async (t) => {
+    const app = await buildTestApp(t)
+    const base = await app.listen({ port: 0, host: '127.0.0.1' })
+    const framing = await pageOnAnotherOrigin(t, `<!doctype html><title>Framing</title><iframe src="${base}/docs/" width="800" height="600"></iframe>`)
+    const browser = await launchBrowser(t)
+    const page = await browser.newPage()
+    const refused = new Promise<string>((resolve) => page.on('console', (message) => { if (/frame-ancestors/.test(message.text())) resolve(message.text()) }))
+    await page.goto(`${framing}/`)
+    t.match(await refused, /violates .*"frame-ancestors 'none'"\. The request has been blocked/, 'the browser blocks the frame, citing frame-ancestors')
+    const frame = page.frames().find((f) => f !== page.mainFrame())
+    t.notOk(frame !== undefined && frame.url().startsWith(base) && await frame.locator('#swagger-ui').count() > 0, 'the docs page is not rendered inside the frame')
+    mkdirSync(ARTIFACTS, { recursive: true })
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-framed.png') })
   })
 }
 

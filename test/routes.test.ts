@@ -1,12 +1,12 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
-import { bearerGuard } from '../src/auth.js'
+import { bearerGuard } from '../src/security/auth.js'
 import { errorHandler } from '../src/error-handler.js'
 import type { Handlers } from '../src/openapi/handler-types.js'
 import { registerRoutes } from '../src/openapi/register.js'
 import { routesFromDocument, standaloneSchema } from '../src/openapi/routes.js'
 import { createValidatorCompiler } from '../src/openapi/validation.js'
-import { TokenSet } from '../src/tokens.js'
+import { TokenSet } from '../src/security/tokens.js'
 import { AUTH, TOKEN } from './helper.js'
 
 // A document that grows beyond ours: path, query and header parameters, $refs to

@@ -18,6 +18,13 @@ t.test('the committed generated/ matches openapi.yaml', async (t) => {
   t.match(res.stdout, /up to date/)
 })
 
+t.test('response headers are typed as the document declares them: sent always, or only sometimes', async (t) => {
+  const types = readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8')
+  t.match(types, /"Cache-Control": string;/, 'a required header is required')
+  t.match(types, /"RateLimit-Limit"\?: number;/, 'an optional one (sent only with RATE_LIMIT_PER_MINUTE) is optional, though given by $ref')
+  t.notMatch(types, /"RateLimit-Limit": /)
+})
+
 t.test('a spec change changes the generated types', async (t) => {
   const copy = join(t.testdir(), 'openapi.yaml')
   writeFileSync(copy, readFileSync(join(root, 'openapi.yaml'), 'utf8').replace(

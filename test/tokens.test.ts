@@ -1,22 +1,27 @@
 import t from 'tap'
-import { TokenSet } from '../src/tokens.js'
+import { TokenSet } from '../src/security/tokens.js'
 
 t.test('matches exactly one of the tokens, and nothing else', async (t) => {
   const tokens = new TokenSet(['first-token-0123456789', 'second-token-0123456789'])
-  t.ok(tokens.has('first-token-0123456789'))
-  t.ok(tokens.has('second-token-0123456789'))
+  const first = tokens.identify('first-token-0123456789')
+  const second = tokens.identify('second-token-0123456789')
+  t.type(first, 'string')
+  t.type(second, 'string')
+  t.not(first, second, 'each token has its own identity')
+  t.notMatch(`${first}${second}`, /token/, 'an identity does not spell its token')
+  t.equal(tokens.identify('first-token-0123456789'), first, 'and keeps it')
   for (const candidate of ['', 'first-token-012345678', 'first-token-01234567890', 'FIRST-TOKEN-0123456789', 'first-token-0123456789 ']) {
-    t.notOk(tokens.has(candidate), JSON.stringify(candidate))
+    t.equal(tokens.identify(candidate), undefined, JSON.stringify(candidate))
   }
 })
 
 t.test('can be replaced, never with nothing', async (t) => {
   const tokens = new TokenSet(['old-token-0123456789ab'])
   tokens.replace(['new-token-0123456789ab'])
-  t.notOk(tokens.has('old-token-0123456789ab'))
-  t.ok(tokens.has('new-token-0123456789ab'))
+  t.equal(tokens.identify('old-token-0123456789ab'), undefined)
+  t.type(tokens.identify('new-token-0123456789ab'), 'string')
   t.throws(() => tokens.replace([]), /at least one API token/)
-  t.ok(tokens.has('new-token-0123456789ab'), 'a refused replacement changes nothing')
+  t.type(tokens.identify('new-token-0123456789ab'), 'string', 'a refused replacement changes nothing')
 })
 
 t.test('a check costs the same wherever the match is, or with none', async (t) => {
@@ -28,7 +33,7 @@ t.test('a check costs the same wherever the match is, or with none', async (t) =
     const runs: number[] = []
     for (let round = 0; round < 5; round++) {
       const start = process.hrtime.bigint()
-      for (let i = 0; i < 500; i++) set.has(candidate)
+      for (let i = 0; i < 500; i++) set.identify(candidate)
       runs.push(Number(process.hrtime.bigint() - start))
     }
     return Math.min(...runs)

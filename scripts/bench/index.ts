@@ -4,7 +4,7 @@
 //   BENCH_ROUNDS (3)    rounds, each running every variant back to back, so drift hits all alike
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
-//   BENCH_BEFORE        a git ref: the slow-disk section runs that commit's code too
+//   BENCH_BEFORE        a git ref: the http and slow-disk sections run that commit's code too
 //   BENCH_ONLY          one section: http, footprint, slow-disk, postgres or json
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -15,7 +15,7 @@ import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test
 import { childrenOf } from '../../test/proc.js'
 import { benchJsonParse } from './json.js'
 import { benchSlowDisk } from './slow-disk.js'
-import { CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
+import { buildRef, CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -43,15 +43,21 @@ const SCENARIOS: Record<string, Scenario> = {
   'missing token (401)': { token: false, body: body(0), status: 401, baselineStatus: 200 }
 }
 
-/** The service from dist/, on a fresh SQLite file unless `env` names a database; pinned to the server's core unless `cpus` says otherwise. */
-const service = (env: Record<string, string>, cpus?: string | null) => async (name: string): Promise<Server> =>
-  await startServer(name, ['dist/server.js'], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
+/** The service (from dist/ unless `server` says otherwise), on a fresh SQLite file unless `env` names a database; pinned to the server's core unless `cpus` says otherwise. */
+const service = (env: Record<string, string>, cpus?: string | null, server = 'dist/server.js') => async (name: string): Promise<Server> =>
+  await startServer(name, [server], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
 const baseline = async (name: string): Promise<Server> => await startServer(name, ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
+
+spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
+// An older commit, built beside this one, to measure a change within one run.
+const before = process.env.BENCH_BEFORE === undefined ? undefined : buildRef(process.env.BENCH_BEFORE)
+const BEFORE = `before (${before?.ref}), LOG_LEVEL=warn`
 
 const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
   'service, defaults (LOG_LEVEL=info)': service({}),
   'service, LOG_LEVEL=warn': service({ LOG_LEVEL: 'warn' }),
   'service, LOG_LEVEL=warn, metrics on': service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
+  ...(before !== undefined && { [BEFORE]: service({ LOG_LEVEL: 'warn' }, undefined, before.server) }),
   'bare Fastify (logger off)': baseline
 }
 const BASELINE = 'bare Fastify (logger off)'
@@ -118,7 +124,7 @@ async function benchHttp (): Promise<string> {
     const ratios = runs[scenario][name].map((r, i) => runs[scenario][over][i].cpuUsPerRequest / r.cpuUsPerRequest)
     return `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
   }
-  const services = Object.keys(VARIANTS).filter((name) => name !== BASELINE && !name.includes('metrics'))
+  const services = Object.keys(VARIANTS).filter((name) => name !== BASELINE && name !== BEFORE && !name.includes('metrics'))
   const headline = [
     `| scenario | ${services.map((s) => `${s}: µs/req, ratio to bare`).join(' | ')} | bare Fastify µs/req |`,
     `| --- |${' ---: |'.repeat(services.length + 1)}`,
@@ -135,13 +141,13 @@ async function benchHttp (): Promise<string> {
       detail.push(`| ${scenario} | ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(p99, 2)} | ${fmt(p99 / median(runs[scenario][BASELINE].map((x) => x.p99Ms)), 2)}× | ${saturated(r)} | ${fmt(median(r.map((x) => x.loadCpu)), 2)} |`)
     }
   }
-  const metrics = [
-    '| scenario | metrics off µs/req | metrics on µs/req | cost µs/req |',
+  // What a variant costs over another, µs per request: the median of the rounds' differences.
+  const cost = (without: string, withIt: string): string[] => [
+    `| scenario | ${without}: µs/req | ${withIt}: µs/req | difference µs/req, median (range) |`,
     '| --- | ---: | ---: | ---: |',
     ...Object.keys(SCENARIOS).map((scenario) => {
-      const off = cpuOf(scenario, 'service, LOG_LEVEL=warn')
-      const on = cpuOf(scenario, 'service, LOG_LEVEL=warn, metrics on')
-      return `| ${scenario} | ${fmt(off, 1)} | ${fmt(on, 1)} | ${fmt(on - off, 1)} |`
+      const deltas = runs[scenario][withIt].map((r, i) => r.cpuUsPerRequest - runs[scenario][without][i].cpuUsPerRequest)
+      return `| ${scenario} | ${fmt(cpuOf(scenario, without), 1)} | ${fmt(cpuOf(scenario, withIt), 1)} | ${fmt(median(deltas), 1)} (${fmt(Math.min(...deltas), 1)} to ${fmt(Math.max(...deltas), 1)}) |`
     })
   ]
   return [
@@ -157,8 +163,11 @@ async function benchHttp (): Promise<string> {
     '',
     '#### Prometheus metrics (METRICS_PORT set) against none, at LOG_LEVEL=warn',
     '',
-    ...metrics,
-    ''
+    ...cost('service, LOG_LEVEL=warn', 'service, LOG_LEVEL=warn, metrics on'),
+    '',
+    ...(before === undefined
+      ? []
+      : [`#### This code against ${before.ref}, at LOG_LEVEL=warn`, '', ...cost(BEFORE, 'service, LOG_LEVEL=warn'), '']),
   ].join('\n')
 }
 
@@ -293,7 +302,6 @@ async function benchPostgres (): Promise<string> {
 }
 
 if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'wrk', 'wrk', 'npm run bench (its load generator)'], { stdio: 'inherit' }).status !== 0) process.exit(1)
-spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
 if (!CPUS.pinned) process.stderr.write('!!! One core only: servers and wrk share it, so the figures are not server-bound.\n')
 try {
   const only = process.env.BENCH_ONLY
@@ -302,7 +310,7 @@ try {
     `## Benchmark\n\n\`npm run bench\` on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CPUS.loadThreads + 1} cores (${readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU'}).\n`,
     await run('http', benchHttp),
     await run('footprint', benchFootprint),
-    await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds })),
+    await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds, before })),
     process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
     await run('json', benchJsonParse)
   ]
@@ -314,5 +322,6 @@ try {
     console.log(`(written to ${RESULTS.slice(root.length)})`)
   }
 } finally {
+  before?.remove()
   rmSync(dir, { recursive: true, force: true })
 }

@@ -1,9 +1,9 @@
 // The bench's instruments: servers pinned to their own core, wrk pinned to the others, and the
 // server's CPU time per request from its own counters (/proc), which a busy load generator
 // cannot distort the way it distorts req/s.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -23,6 +23,23 @@ export const CPUS = cores >= 2
 /** A command pinned to the given cores, when the machine has more than one. */
 export function pinned (cpus: string, command: string[]): string[] {
   return CPUS.pinned ? ['taskset', '-c', cpus, ...command] : command
+}
+
+export interface BuiltRef { ref: string, server: string, remove: () => void }
+
+/** Builds a commit's src/ into a temp folder beside the repo's node_modules; returns its server.js. */
+export function buildRef (ref: string): BuiltRef {
+  const tree = mkdtempSync(join(tmpdir(), 'plant-store-before-'))
+  execFileSync('git', ['worktree', 'add', '--detach', '--force', tree, ref], { cwd: root, stdio: 'ignore' })
+  const remove = (): void => { spawnSync('git', ['worktree', 'remove', '--force', tree], { cwd: root }); rmSync(tree, { recursive: true, force: true }) }
+  try {
+    symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'src'], { cwd: tree, stdio: 'inherit' })
+  } catch (err) {
+    remove()
+    throw err
+  }
+  return { ref, server: join(tree, 'dist/server.js'), remove }
 }
 
 export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }

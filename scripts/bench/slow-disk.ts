@@ -4,31 +4,15 @@
 // as a load balancer's probe would. BENCH_BEFORE=<git ref> also builds and runs that commit's
 // code, in the same run, for a before-and-after table.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { Agent, request } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CPUS, fmt, measure, median, peakRssMiB, root, startServer } from './measure.js'
+import { CPUS, fmt, measure, median, peakRssMiB, root, startServer, type BuiltRef } from './measure.js'
 
 const FSYNC_DELAY_US = 5000
 const SLOW_DISK = ['strace', '-f', '-qq', '-o', '/dev/null', '--seccomp-bpf', '-e', 'trace=fsync,fdatasync', '-e', `inject=fsync,fdatasync:delay_exit=${FSYNC_DELAY_US}`]
 
-export interface SlowDiskOptions { token: string, connections: number, seconds: number, rounds: number, dir: string, freshIds: () => number }
-
-/** Builds a commit's src/ into a temp folder beside the repo's node_modules; returns its server.js. */
-function buildRef (ref: string): { server: string, remove: () => void } {
-  const tree = mkdtempSync(join(tmpdir(), 'plant-store-before-'))
-  execFileSync('git', ['worktree', 'add', '--detach', '--force', tree, ref], { cwd: root, stdio: 'ignore' })
-  const remove = (): void => { spawnSync('git', ['worktree', 'remove', '--force', tree], { cwd: root }); rmSync(tree, { recursive: true, force: true }) }
-  try {
-    symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'src'], { cwd: tree, stdio: 'inherit' })
-  } catch (err) {
-    remove()
-    throw err
-  }
-  return { server: join(tree, 'dist/server.js'), remove }
-}
+export interface SlowDiskOptions { token: string, connections: number, seconds: number, rounds: number, dir: string, freshIds: () => number, before?: BuiltRef }
 
 /** GET /healthz on one keep-alive connection, one request at a time, until `stop`: each answer's latency in ms. */
 async function probe (url: string, stop: Promise<unknown>): Promise<number[]> {
@@ -51,40 +35,34 @@ const percentile = (values: number[], p: number): number => [...values].sort((a,
 
 interface Row { rps: number, p50: number, p99: number, healthzP99: number, cpuUs: number, rssMiB: number }
 
-export async function benchSlowDisk ({ token, connections, seconds, rounds, dir, freshIds }: SlowDiskOptions): Promise<string> {
+export async function benchSlowDisk ({ token, connections, seconds, rounds, dir, freshIds, before }: SlowDiskOptions): Promise<string> {
   if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'strace', 'strace', 'the bench\'s slow-disk section'], { stdio: 'inherit' }).status !== 0) return ''
-  const before = process.env.BENCH_BEFORE
   const codes: Record<string, string> = { 'this code': join(root, 'dist/server.js') }
-  const built = before === undefined ? undefined : buildRef(before)
-  if (built !== undefined) codes[`before (${before})`] = built.server
+  if (before !== undefined) codes[`before (${before.ref})`] = before.server
   const runs: Record<string, Row[]> = {}
-  try {
-    for (let round = 1; round <= rounds; round++) {
-      for (const [code, server] of Object.entries(codes)) {
-        for (const [disk, wrapper] of [['fast disk', []], [`fsync + ${FSYNC_DELAY_US / 1000} ms`, SLOW_DISK]] as const) {
-          const name = `${code}, ${disk}`
-          process.stderr.write(`round ${round}/${rounds}: ${name}\n`)
-          const env = { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `slow-${round}-${Object.keys(runs).length}.db`)}` }
-          const instance = await startServer(name, [server], env, CPUS.server, [...wrapper])
-          // strace forks Node: the pid to read, and to stop, is its child's. strace ends with it.
-          const pid = wrapper.length === 0 ? instance.child.pid! : Number(execFileSync('pgrep', ['-P', String(instance.child.pid)], { encoding: 'utf8' }).trim())
-          try {
-            await measure([pid], [{ url: instance.url, connections, seconds: 2, token, firstId: freshIds() }]) // warm-up
-            const loading = measure([pid], [{ url: instance.url, connections, seconds, token, firstId: freshIds() }])
-            const healthz = await probe(instance.url, loading)
-            const run = await loading
-            if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${name}: ${run.non2xx} answers other than 200, ${run.socketErrors} socket errors`)
-            ;(runs[name] ??= []).push({ rps: run.requests / run.seconds, p50: run.p50Ms, p99: run.p99Ms, healthzP99: percentile(healthz, 99), cpuUs: run.cpuUsPerRequest, rssMiB: existsSync(`/proc/${pid}`) ? peakRssMiB(pid) : NaN })
-          } finally {
-            const exited = new Promise((resolve) => instance.child.once('exit', resolve))
-            process.kill(pid, 'SIGTERM')
-            await exited
-          }
+  for (let round = 1; round <= rounds; round++) {
+    for (const [code, server] of Object.entries(codes)) {
+      for (const [disk, wrapper] of [['fast disk', []], [`fsync + ${FSYNC_DELAY_US / 1000} ms`, SLOW_DISK]] as const) {
+        const name = `${code}, ${disk}`
+        process.stderr.write(`round ${round}/${rounds}: ${name}\n`)
+        const env = { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `slow-${round}-${Object.keys(runs).length}.db`)}` }
+        const instance = await startServer(name, [server], env, CPUS.server, [...wrapper])
+        // strace forks Node: the pid to read, and to stop, is its child's. strace ends with it.
+        const pid = wrapper.length === 0 ? instance.child.pid! : Number(execFileSync('pgrep', ['-P', String(instance.child.pid)], { encoding: 'utf8' }).trim())
+        try {
+          await measure([pid], [{ url: instance.url, connections, seconds: 2, token, firstId: freshIds() }]) // warm-up
+          const loading = measure([pid], [{ url: instance.url, connections, seconds, token, firstId: freshIds() }])
+          const healthz = await probe(instance.url, loading)
+          const run = await loading
+          if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${name}: ${run.non2xx} answers other than 200, ${run.socketErrors} socket errors`)
+          ;(runs[name] ??= []).push({ rps: run.requests / run.seconds, p50: run.p50Ms, p99: run.p99Ms, healthzP99: percentile(healthz, 99), cpuUs: run.cpuUsPerRequest, rssMiB: existsSync(`/proc/${pid}`) ? peakRssMiB(pid) : NaN })
+        } finally {
+          const exited = new Promise((resolve) => instance.child.once('exit', resolve))
+          process.kill(pid, 'SIGTERM')
+          await exited
         }
       }
     }
-  } finally {
-    built?.remove()
   }
   const row = (name: string, r: Row[]) => `| ${name} | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.p50)), 2)} | ${fmt(median(r.map((x) => x.p99)), 2)} | ${fmt(median(r.map((x) => x.healthzP99)), 2)} | ${fmt(median(r.map((x) => x.cpuUs)), 1)} | ${fmt(median(r.map((x) => x.rssMiB)), 1)} |`
   return [
