@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 import { dirname, join } from 'node:path'
 import { HOST_NAME } from './host.js'
 import { DEFAULT_BOUNDS } from './store/group-commit.js'
+import { parseStoreUrl, redactUrl, STORE_URL_FORMS } from './store/url.js'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -78,8 +79,10 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (host.trim() === '') problems.push('HOST must not be empty')
 
   const databaseUrl = env.DATABASE_URL ?? DEFAULT_DATABASE_URL
-  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
-    problems.push(`DATABASE_URL must look like sqlite:<path> or postgres://user:password@host:port/database, got "${redactUrl(databaseUrl)}"`)
+  try {
+    parseStoreUrl(databaseUrl)
+  } catch {
+    problems.push(`DATABASE_URL must look like ${STORE_URL_FORMS}, got "${redactUrl(databaseUrl)}"`)
   }
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel
@@ -164,11 +167,6 @@ export function tokenProblem (token: string): string | undefined {
   if (token.length < MIN_TOKEN_LENGTH) return `is shorter than ${MIN_TOKEN_LENGTH} characters`
   if (!TOKEN_PATTERN.test(token)) return 'has characters other than letters, digits and -._~+/ (with trailing =)'
   return undefined
-}
-
-/** A database URL fit for messages and logs: any password is masked. */
-export function redactUrl (url: string): string {
-  return url.replace(/^(\w+:\/\/[^:/@]*:)[^@]*@/, '$1***@')
 }
 
 function readTokens (env: Record<string, string | undefined>, problems: string[]): string[] {

@@ -1,7 +1,8 @@
 // npm run migrate: applies the store's migrations for DATABASE_URL without starting the server,
 // for operators who migrate before a rollout. Safe to run while instances are starting.
-import { ConfigError, loadConfig, redactUrl } from './config.js'
+import { ConfigError, loadConfig } from './config.js'
 import { openStore } from './store/open.js'
+import { redactUrl } from './store/url.js'
 
 try {
   const config = loadConfig(process.env)

@@ -5,7 +5,7 @@
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
 //   BENCH_BEFORE        a git ref: the http and slow-disk sections run that commit's code too
-//   BENCH_ONLY          one section: http, footprint, slow-disk, postgres or json
+//   BENCH_ONLY          one section: http, footprint, slow-disk, postgres, copy or json
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/embedded-postgres.js'
 import { childrenOf } from '../../test/proc.js'
+import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
 import { benchSlowDisk } from './slow-disk.js'
 import { buildRef, CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
@@ -312,6 +313,7 @@ try {
     await run('footprint', benchFootprint),
     await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds, before })),
     process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
+    process.env.BENCH_PG === '0' ? '' : await run('copy', async () => await benchCopy({ dir })),
     await run('json', benchJsonParse)
   ]
   const report = sections.filter(Boolean).join('\n')

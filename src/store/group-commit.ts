@@ -1,5 +1,5 @@
 import { StoreBusyError, StoreTimeoutError } from '../errors.js'
-import type { CreateOutcome, StoredPlant } from './store.js'
+import type { CreateOutcome, RowResult, StoredPlant } from './store.js'
 
 // Group commit, for both stores: the creates that arrive in one event-loop turn are committed
 // together, as one transaction (one fsync, or one WAL flush), and each caller hears back only
@@ -18,9 +18,6 @@ export const DEFAULT_BOUNDS = {
   // it, while clients retrying against a stuck store cannot pile up creates without end.
   maxPending: 1024
 }
-
-/** A create's answer from a commit: its outcome, or its own error (a bad row fails alone). */
-export type RowResult = CreateOutcome | { error: unknown }
 
 /**
  * Commits a batch of creates, in arrival order, and answers each; throws when the whole batch

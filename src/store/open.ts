@@ -1,6 +1,6 @@
-import { resolve } from 'node:path'
 import type { GroupCommitOptions } from './group-commit.js'
 import type { PlantStore } from './store.js'
+import { parseStoreUrl } from './url.js'
 
 export type StoreOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
   pgPoolSize: number
@@ -11,15 +11,13 @@ export type StoreOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | '
   onConnectionError?: (err: Error) => void
 }
 
-/** Opens the store DATABASE_URL names, running its migrations, and loading only that store's driver. */
+/** Opens the store a URL names (as DATABASE_URL does), running its migrations, and loading only that store's driver. */
 export async function openStore (databaseUrl: string, { pgPoolSize, onConnectionError, ...bounds }: StoreOptions): Promise<PlantStore> {
-  if (databaseUrl.startsWith('sqlite:')) {
+  const store = parseStoreUrl(databaseUrl)
+  if (store.kind === 'sqlite') {
     const { openSqliteStore } = await import('./sqlite.js')
-    return await openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)), { onWorkerExit: onConnectionError, ...bounds })
+    return await openSqliteStore(store.path, { onWorkerExit: onConnectionError, ...bounds })
   }
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    const { openPostgresStore } = await import('./postgres.js')
-    return await openPostgresStore(databaseUrl, { poolSize: pgPoolSize, onIdleError: onConnectionError, ...bounds })
-  }
-  throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`)
+  const { openPostgresStore } = await import('./postgres.js')
+  return await openPostgresStore(store.url, { poolSize: pgPoolSize, onIdleError: onConnectionError, ...bounds })
 }

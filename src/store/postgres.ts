@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { StoreUnavailableError } from '../errors.js'
-import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions, type RowResult } from './group-commit.js'
-import { checkSchemaVersion, outcomeOver, plantFromRow, type PlantRow, type PlantStore, type StoredPlant } from './store.js'
+import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.js'
+import { checkSchemaVersion, outcomeOver, plantFromRow, type PlantRow, type PlantStore, type RowResult, type StoredPlant } from './store.js'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1; the table
 // schema_migrations records which have run.
@@ -145,6 +145,7 @@ export async function openPostgresStore (connectionString: string, options: Post
 
   return {
     create: (plant) => group.create(plant),
+    createMany: commitBatch,
     get: async (id) => (await findMany([id])).get(id),
     async ping () {
       await query('SELECT 1', [])

@@ -17,13 +17,8 @@ import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import { checkSchemaVersion, outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type StoredPlant } from './store.ts'
-
-// Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1,
-// and PRAGMA user_version records how many have run.
-export const MIGRATIONS: readonly string[] = [
-  'CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT'
-]
+import { migrate } from './sqlite-schema.ts'
+import { outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type StoredPlant } from './store.ts'
 
 // Another process holding the write lock: wait briefly, then answer 503 and let the client retry.
 const BUSY_TIMEOUT_MS = 250
@@ -71,12 +66,7 @@ function open (path: string) {
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   // Read every INTEGER as bigint, so ids beyond 2^53 come back exact.
   db.defaultSafeIntegers(true)
-  db.transaction(() => {
-    const version = Number(db.pragma('user_version', { simple: true }))
-    checkSchemaVersion(version, MIGRATIONS.length)
-    for (const sql of MIGRATIONS.slice(version)) db.exec(sql)
-    db.pragma(`user_version = ${MIGRATIONS.length}`)
-  }).immediate()
+  migrate(db)
 
   const insert = db.prepare<[bigint, string, string | null]>('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')

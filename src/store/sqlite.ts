@@ -2,9 +2,9 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../errors.js'
-import { GroupCommit, type GroupCommitOptions, type RowResult } from './group-commit.js'
+import { GroupCommit, type GroupCommitOptions } from './group-commit.js'
 import type { Call, Opened, Reply, WorkerError, WorkerRowResult } from './sqlite-worker.js'
-import type { PlantStore, StoredPlant } from './store.js'
+import type { PlantStore, RowResult, StoredPlant } from './store.js'
 
 // The event loop's end of the SQLite store: the connection itself lives in a worker thread
 // (sqlite-worker.ts), so a slow disk delays commits, never the other requests. A worker that dies
@@ -107,6 +107,7 @@ export async function openSqliteStore (path: string, { onWorkerExit, ...bounds }
   return {
     get worker () { return connection?.worker },
     create: (plant) => group.create(plant),
+    createMany: commit,
     get: async (key) => await call({ op: 'get', key }) as StoredPlant | undefined,
     ping: async () => { await call({ op: 'ping' }) },
     async close () {

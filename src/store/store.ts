@@ -14,9 +14,17 @@ export interface StoredPlant {
  */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict'
 
+/** A create's answer from a commit: its outcome, or its own error (a bad row fails alone). */
+export type RowResult = CreateOutcome | { error: unknown }
+
 export interface PlantStore {
   /** Resolves only once the outcome is durable. */
   create (plant: StoredPlant): Promise<CreateOutcome>
+  /**
+   * Commits plants together, each as its create would be, in order, and resolves once durable:
+   * for bulk copies, which make their own batches. Rejects when the whole batch failed.
+   */
+  createMany (plants: StoredPlant[]): Promise<RowResult[]>
   get (id: bigint): Promise<StoredPlant | undefined>
   /** Rejects when the store cannot serve requests. */
   ping (): Promise<void>

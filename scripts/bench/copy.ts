@@ -1,0 +1,73 @@
+// The copy section of npm run bench: npm run copy-store from a SQLite store of a million plants
+// into the embedded PostgreSQL, the command on the server's core and PostgreSQL on the other.
+// The rate is plants written per second (the copy, not the check after it); the peak RSS is
+// the command's high-water mark. The command is the npm script's own, Node's flags included.
+import { spawn } from 'node:child_process'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import Database from 'better-sqlite3'
+import { startEmbeddedPostgres } from '../../test/embedded-postgres.js'
+import { CPUS, fmt, peakRssMiB, pinned, root } from './measure.js'
+
+const PLANTS = 1_000_000
+// "npm run build && node <flags> dist/copy-store.js": what runs after the build, without `node`.
+const SCRIPT = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['copy-store'] as string).split('&& node ')[1].split(' ')
+
+/** A SQLite store of `count` plants, made directly in one transaction: names and tags of a realistic size. */
+function bigStore (path: string, count: number): void {
+  const db = new Database(path)
+  db.pragma('journal_mode = WAL')
+  db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT')
+  db.pragma('user_version = 1')
+  const insert = db.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)')
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) insert.run(i * 9_223_372_036_853 - 4_611_686_018_427, `Plant number ${i}, a Boston fern 🌿`, i % 3 === 0 ? null : 'indoor')
+  })()
+  db.close()
+}
+
+export async function benchCopy ({ dir }: { dir: string }): Promise<string> {
+  mkdirSync(dir, { recursive: true })
+  const source = join(dir, 'copy-source.db')
+  process.stderr.write(`copy: making a SQLite store of ${fmt(PLANTS)} plants\n`)
+  bigStore(source, PLANTS)
+  const pg = await startEmbeddedPostgres({ cpus: CPUS.load })
+  try {
+    process.stderr.write('copy: SQLite to PostgreSQL\n')
+    const began = performance.now()
+    const [command, ...args] = pinned(CPUS.server, [process.execPath, ...SCRIPT, `sqlite:${source}`, pg.url])
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+    let stdout = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    // taskset execs Node in its own process: the pid is the command's. VmHWM is a high-water
+    // mark, so the last reading before the exit is the peak.
+    let peak = 0
+    while (child.exitCode === null) {
+      try { peak = Math.max(peak, peakRssMiB(child.pid!)) } catch {}
+      await sleep(50)
+    }
+    const code = await exited
+    const wall = (performance.now() - began) / 1000
+    if (code !== 0) throw new Error(`copy-store exited ${code}: ${stdout}`)
+    const seconds = Number(/ in ([\d.]+) s\n/.exec(stdout)?.[1])
+    const copied = Number(/ ([\d,]+) copied/.exec(stdout)?.[1].replaceAll(',', ''))
+    return [
+      '### Copying a store: SQLite to PostgreSQL',
+      '',
+      `\`npm run copy-store\` (\`node ${SCRIPT.join(' ')}\`) on core ${CPUS.server}, from a SQLite file of ${fmt(PLANTS)} plants into an empty embedded PostgreSQL on core(s) ${CPUS.load} (fsync on, synchronous_commit=on). The copy's own report:`,
+      '',
+      '```',
+      stdout.trim(),
+      '```',
+      '',
+      '| plants | copy s | plants/s | with the check after it, s | peak RSS MiB |',
+      '| ---: | ---: | ---: | ---: | ---: |',
+      `| ${fmt(copied)} | ${fmt(seconds, 1)} | ${fmt(copied / seconds)} | ${fmt(wall, 1)} | ${fmt(peak, 1)} |`,
+      ''
+    ].join('\n')
+  } finally {
+    await pg.destroy()
+  }
+}

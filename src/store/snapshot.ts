@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs'
+import Database from 'better-sqlite3'
+import type pg from 'pg'
+import { createPool, MIGRATIONS as POSTGRES_MIGRATIONS } from './postgres.js'
+import { MIGRATIONS as SQLITE_MIGRATIONS, schemaVersion } from './sqlite-schema.js'
+import { checkSchemaVersion, plantFromRow, type PlantRow, type StoredPlant } from './store.js'
+import type { StoreUrl } from './url.js'
+
+// A point-in-time, read-only view of a store, for copying it while a service writes: every plant
+// acknowledged before the view was opened, and nothing acknowledged after. On SQLite one read
+// transaction (WAL keeps what it saw, and writers carry on), on PostgreSQL one REPEATABLE READ
+// READ ONLY transaction; neither blocks a writer. The file of a SQLite store is opened read-only.
+
+export interface Snapshot {
+  /** How many plants the view holds. */
+  readonly count: number
+  /** The view's plants in id order, at most `size` at a time. */
+  pages: (size: number) => AsyncGenerator<StoredPlant[]>
+  /** The view's plants with these ids, in no order. */
+  find: (ids: bigint[]) => Promise<StoredPlant[]>
+  close: () => Promise<void>
+}
+
+/** Opens a view of the store; throws, saying why, when there is no Plant Store there to read. */
+export async function openSnapshot (store: StoreUrl): Promise<Snapshot> {
+  return store.kind === 'sqlite' ? sqliteSnapshot(store.path) : await postgresSnapshot(store.url)
+}
+
+/** The schema version a store is at, read without writing anything: 0 where there is no store yet. */
+export async function storeVersion (store: StoreUrl): Promise<{ version: number, known: number }> {
+  if (store.kind === 'sqlite') {
+    if (!existsSync(store.path)) return { version: 0, known: SQLITE_MIGRATIONS.length }
+    const db = new Database(store.path, { readonly: true, fileMustExist: true })
+    try {
+      return { version: schemaVersion(db), known: SQLITE_MIGRATIONS.length }
+    } finally {
+      db.close()
+    }
+  }
+  const pool = createPool(store.url, { poolSize: 1 })
+  try {
+    return { version: await postgresVersion(pool), known: POSTGRES_MIGRATIONS.length }
+  } finally {
+    await pool.end()
+  }
+}
+
+function sqliteSnapshot (path: string): Snapshot {
+  if (!existsSync(path)) throw new Error(`${path} does not exist`)
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  let count: number
+  try {
+    checkReadable(schemaVersion(db), SQLITE_MIGRATIONS.length)
+    db.defaultSafeIntegers(true)
+    db.exec('BEGIN')
+    // The transaction's first read fixes the view.
+    count = Number(db.prepare('SELECT count(*) FROM plants').pluck().get())
+  } catch (err) {
+    db.close()
+    throw err
+  }
+  const first = db.prepare<[number], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id LIMIT ?')
+  const after = db.prepare<[bigint, number], PlantRow>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?')
+  // SQLite's JSON reads integers as 64-bit ones, so ids of any size pass exactly.
+  const withIds = db.prepare<[string], PlantRow>('SELECT id, name, tag FROM plants WHERE id IN (SELECT value FROM json_each(?))')
+  return {
+    count,
+    async * pages (size) {
+      for (let rows = first.all(size); rows.length > 0; rows = after.all(rows.at(-1)!.id, size)) yield rows.map(plantFromRow)
+    },
+    find: async (ids) => withIds.all(`[${ids.join(',')}]`).map(plantFromRow),
+    async close () {
+      db.close()
+    }
+  }
+}
+
+async function postgresSnapshot (url: string): Promise<Snapshot> {
+  const pool = createPool(url, { poolSize: 1 })
+  let client: pg.PoolClient | undefined
+  let count: number
+  try {
+    client = await pool.connect()
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    // The transaction's first statement fixes the view.
+    checkReadable(await postgresVersion(client), POSTGRES_MIGRATIONS.length)
+    count = Number((await client.query<{ count: bigint }>('SELECT count(*) FROM plants')).rows[0].count)
+  } catch (err) {
+    client?.release()
+    await pool.end()
+    throw err
+  }
+  const view = client
+  const rows = async (text: string, values: unknown[]): Promise<StoredPlant[]> => (await view.query<PlantRow>(text, values)).rows.map(plantFromRow)
+  return {
+    count,
+    async * pages (size) {
+      for (let page = await rows('SELECT id, name, tag FROM plants ORDER BY id LIMIT $1', [size]); page.length > 0;
+        page = await rows('SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2', [page.at(-1)!.id, size])) yield page
+    },
+    find: async (ids) => await rows('SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])', [ids]),
+    async close () {
+      await view.query('ROLLBACK').catch(() => {})
+      view.release()
+      await pool.end()
+    }
+  }
+}
+
+/** The version schema_migrations records; 0 where the table is not there. */
+async function postgresVersion (db: pg.Pool | pg.PoolClient): Promise<number> {
+  const { rows } = await db.query<{ table: string | null }>("SELECT to_regclass('schema_migrations') AS table")
+  if (rows[0].table === null) return 0
+  return (await db.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM schema_migrations')).rows[0].version
+}
+
+function checkReadable (version: number, known: number): void {
+  if (version === 0) throw new Error('it holds no Plant Store (its schema was never migrated)')
+  checkSchemaVersion(version, known)
+}
