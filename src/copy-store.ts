@@ -2,7 +2,7 @@
 // (sqlite:<path> or postgres://…): a backup, the move to PostgreSQL, a restore (store/copy.ts).
 // Exit 0: copied and checked; 1: conflicts, refused plants, a failed check or a failed target;
 // 2: input it cannot start from, with nothing written.
-import { CopyInputError, copyStore, LISTED, type CopyResult } from './store/copy.js'
+import { CopyInputError, copyStore, LISTED, type CopyOptions, type CopyResult } from './store/copy.js'
 
 const USAGE = 'usage: npm run copy-store -- <from> <to>   (each sqlite:<path> or postgres://user:password@host:port/database)'
 // How often the progress is told: in place on a terminal, as lines in a log.
@@ -11,25 +11,36 @@ const LOG_EVERY_MS = 5000
 
 const count = (n: number): string => n.toLocaleString('en-US')
 
-/** The progress line: plants done, rate and time left. On a terminal it is rewritten in place. */
-function progress (stream: NodeJS.WriteStream): { tell: (done: number, total: number) => void, end: () => void } {
-  const started = performance.now()
+/** The progress line of each phase: plants done, rate and time left. On a terminal it is rewritten in place. */
+function progress (stream: NodeJS.WriteStream): { tell: NonNullable<CopyOptions['onProgress']>, end: () => void } {
   const every = stream.isTTY ? TERMINAL_EVERY_MS : LOG_EVERY_MS
-  let last = started
+  let phase: string | undefined
+  let started = performance.now() // a phase starts when the one before it ended
+  let told = started
+  let printed = -Infinity
   let shown = false
+  const end = (): void => {
+    if (shown && stream.isTTY) stream.write('\n')
+    shown = false
+  }
   return {
-    tell (done, total) {
-      const now = performance.now()
-      if (now - last < every && done < total) return
-      last = now
-      const rate = done / ((now - started) / 1000)
-      const left = rate > 0 ? Math.ceil((total - done) / rate) : 0
-      const line = `copied ${count(done)} of ${count(total)} plants (${Math.floor(done / Math.max(total, 1) * 100)}%), ${count(Math.round(rate))}/s, about ${left} s left`
-      if (stream.isTTY) stream.write(`\r\x1b[K${line}`)
-      else stream.write(`${line}\n`)
+    tell (now, done, total) {
+      const at = performance.now()
+      if (now !== phase) {
+        end()
+        phase = now
+        started = told
+        printed = -Infinity
+      }
+      told = at
+      if (at - printed < every && done < total) return
+      printed = at
+      const rate = done / ((at - started) / 1000)
+      const line = `${now} ${count(done)} of ${count(total)} plants (${Math.floor(done / Math.max(total, 1) * 100)}%), ${count(Math.round(rate))}/s, about ${Math.ceil((total - done) / rate)} s left`
+      stream.write(stream.isTTY ? `\r\x1b[K${line}` : `${line}\n`)
       shown = true
     },
-    end () { if (shown && stream.isTTY) stream.write('\n') }
+    end
   }
 }
 

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import t from 'tap'
+import { CopyInputError, copyStore } from '../src/store/copy.js'
 import { openSnapshot } from '../src/store/snapshot.js'
 import { openStore } from '../src/store/open.js'
 import type { StoredPlant } from '../src/store/store.js'
@@ -23,8 +24,8 @@ const TOKEN = 'copy-test-token-0123456789abcdef'
 interface Run { code: number | null, stdout: string, stderr: string }
 
 /** Starts the command; `done` resolves with its exit code and output. */
-function startCopy (from: string, to: string) {
-  const child = spawn(process.execPath, [...runTs.args, join(root, 'src/copy-store.ts'), from, to], { env: { ...process.env, ...runTs.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+function startCopy (...args: string[]) {
+  const child = spawn(process.execPath, [...runTs.args, join(root, 'src/copy-store.ts'), ...args], { env: { ...process.env, ...runTs.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => { stdout += chunk })
@@ -33,7 +34,7 @@ function startCopy (from: string, to: string) {
   return { child, done }
 }
 
-const copy = async (from: string, to: string): Promise<Run> => await startCopy(from, to).done
+const copy = async (...args: string[]): Promise<Run> => await startCopy(...args).done
 
 /** Writes plants through the store, as the service does. */
 async function fill (url: string, plants: StoredPlant[]): Promise<void> {
@@ -100,6 +101,7 @@ t.test('SQLite → PostgreSQL → SQLite: every plant exactly equal, int64 extre
     t.equal(run.code, 0, `${from.split(':')[0]} → ${to.split(':')[0]}: exit 0`, run)
     t.match(run.stdout, `${EDGES.length} plants in the snapshot: ${EDGES.length} copied, 0 already there (skipped), 0 conflicts, 0 refused`)
     t.match(run.stdout, /check: the target holds the snapshot exactly \(10 plants, checksum [0-9a-f]{16}\)/)
+    t.match(run.stderr, /^copied 10 of 10 plants \(100%\), [\d,]+\/s, about 0 s left\nchecked 10 of 10 plants \(100%\)/m, 'progress of the copy, then of the check, on standard error')
     t.same(await plantsOf(to), expected, 'the target holds exactly the source\'s plants')
   }
   const [first, second] = await Promise.all([copy(sqlite, postgres), copy(postgres, back)])
@@ -226,10 +228,10 @@ t.test('input it cannot start from: one line naming the problem, exit 2, nothing
   samePostgres.hostname = 'localhost'
 
   const cases: Array<[string, string, string, RegExp]> = [
-    ['an unknown scheme', 'mysql://db/plants', fresh, /the source: mysql:\/\/db\/plants is not a store URL: use sqlite:<path> or postgres:/],
+    ['an unknown scheme', 'mysql://db/plants', fresh, /the source: "mysql:\/\/db\/plants" is not a store URL: use sqlite:<path> or postgres:/],
     ['no scheme', join(dir, 'plants.db'), fresh, /is not a store URL/],
     ['an empty path', 'sqlite:', fresh, /is not a store URL/],
-    ['a wrong target URL', source, 'sqlite', /the target: sqlite is not a store URL/],
+    ['a wrong target URL', source, 'sqlite', /the target: "sqlite" is not a store URL/],
     ['a source that does not exist', `sqlite:${join(dir, 'missing.db')}`, fresh, /cannot read the source .*missing\.db: .* does not exist/],
     ['a source that is no database', `sqlite:${join(dir, 'notes.txt')}`, fresh, /cannot read the source .*: file is not a database/],
     ['a source that holds no store', `sqlite:${unmigrated}`, fresh, /holds no Plant Store/],
@@ -240,27 +242,33 @@ t.test('input it cannot start from: one line naming the problem, exit 2, nothing
     ['the same file by a link', source, `sqlite:${join(dir, 'link.db')}`, /are the same store/],
     ['the same database under another host name', postgres, samePostgres.href, /are the same store/]
   ]
+  // Each case in this process (a command each would take seconds to start), then the command itself.
   for (const [what, from, to, message] of cases) {
-    const run = await copy(from, to)
-    t.equal(run.code, 2, `${what}: exit 2`)
-    t.match(run.stderr, message, `${what}: says why`)
-    t.equal(run.stderr.trim().split('\n').length, 1, `${what}: in one line`)
-    t.notMatch(run.stderr, /\bat .+:\d+:\d+/, `${what}: no stack trace`)
-    t.equal(run.stdout, '', `${what}: nothing else`)
+    const refused = await copyStore(from, to).then(() => undefined, (err: Error) => err)
+    t.type(refused, CopyInputError, `${what}: refused as input`)
+    t.match(refused?.message, message, `${what}: says why`)
+    t.notMatch(refused?.message, /\n/, `${what}: in one line`)
   }
   t.notOk(existsSync(join(dir, 'fresh.db')), 'no target was made')
   t.equal(fileHash(newer), newerHash, 'the newer target is unchanged')
+  const newerClient = new pg.Client({ connectionString: newerPostgres })
+  await newerClient.connect()
+  t.same((await newerClient.query('SELECT count(*)::int AS n FROM plants')).rows, [{ n: 0 }], 'nothing written to the newer PostgreSQL target')
+  await newerClient.end()
+  t.same(await plantsOf(postgres), [], 'nothing written to the same PostgreSQL database')
+
+  for (const [what, args, message] of [
+    ['an unknown scheme', ['mysql://db/plants', fresh], /^copy-store: the source: "mysql:\/\/db\/plants" is not a store URL/],
+    ['the same file by a link', [source, `sqlite:${join(dir, 'link.db')}`], /^copy-store: .* are the same store$/],
+    ['one argument', [source], /^usage: npm run copy-store -- <from> <to>/],
+    ['an empty argument', [source, ''], /^copy-store: the target: "" is not a store URL/]
+  ] as const) {
+    const run = await copy(...args)
+    t.equal(run.code, 2, `the command, ${what}: exit 2`)
+    t.match(run.stderr.trim(), message, `the command, ${what}: says why`)
+    t.equal(run.stderr.trim().split('\n').length, 1, `the command, ${what}: in one line, with no stack trace`)
+    t.equal(run.stdout, '', `the command, ${what}: nothing else`)
+  }
+  t.notOk(existsSync(join(dir, 'fresh.db')), 'still no target')
   t.equal(fileHash(sourcePath), sourceHash, 'the source file is unchanged')
-  const samePlants = await plantsOf(postgres).catch(() => [])
-  t.same(samePlants, [], 'nothing written to the PostgreSQL target')
-  t.equal((await copy('sqlite:a.db', '')).code, 2, 'an empty argument: exit 2')
-  const usage = await new Promise<Run>((resolve) => {
-    const child = spawn(process.execPath, [...runTs.args, join(root, 'src/copy-store.ts'), source], { env: { ...process.env, ...runTs.env } })
-    let stderr = ''
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.on('close', (code) => resolve({ code, stdout: '', stderr }))
-  })
-  t.equal(usage.code, 2, 'one argument: exit 2')
-  t.match(usage.stderr, /^usage: npm run copy-store -- <from> <to>/)
-  t.equal(fileHash(sourcePath), sourceHash, 'the source file is still unchanged')
 })

@@ -46,8 +46,8 @@ export interface CopyResult {
 }
 
 export interface CopyOptions {
-  /** Told after each page is written: plants done so far, of the snapshot's total. */
-  onProgress?: (done: number, total: number) => void
+  /** Told after each page is copied, then checked: plants done so far, of the snapshot's total. */
+  onProgress?: (phase: 'copied' | 'checked', done: number, total: number) => void
 }
 
 export async function copyStore (fromUrl: string, toUrl: string, { onProgress }: CopyOptions = {}): Promise<CopyResult> {
@@ -61,7 +61,8 @@ export async function copyStore (fromUrl: string, toUrl: string, { onProgress }:
       throw new CopyInputError(`${redactUrl(fromUrl)} and ${redactUrl(toUrl)} are the same store`)
     }
     const result = await write(source, toUrl, onProgress)
-    return { ...result, seconds: (performance.now() - started) / 1000, check: await check(source, to) }
+    const seconds = (performance.now() - started) / 1000
+    return { ...result, seconds, check: await check(source, to, onProgress) }
   } finally {
     await source.close()
   }
@@ -128,7 +129,7 @@ async function write (source: Snapshot, toUrl: string, onProgress: CopyOptions['
       if (result === 'conflict' && conflicts.length < LISTED) conflicts.push(page[i].id)
     })
     done += page.length
-    onProgress?.(done, source.count)
+    onProgress?.('copied', done, source.count)
   }
   const writing = new Set<Promise<void>>()
   try {
@@ -148,13 +149,14 @@ async function write (source: Snapshot, toUrl: string, onProgress: CopyOptions['
 }
 
 /** The snapshot's plants, and the same ids in the target: counts and order-free sums to compare. */
-async function check (source: Snapshot, to: StoreUrl): Promise<CopyResult['check']> {
+async function check (source: Snapshot, to: StoreUrl, onProgress: CopyOptions['onProgress']): Promise<CopyResult['check']> {
   const target = await openSnapshot(to)
   const tally = { source: { count: 0, sum: 0n }, target: { count: 0, sum: 0n } }
   try {
     for await (const page of source.pages(PAGE)) {
       add(tally.source, page)
       add(tally.target, await target.find(page.map((plant) => plant.id)))
+      onProgress?.('checked', tally.source.count, source.count)
     }
   } finally {
     await target.close()

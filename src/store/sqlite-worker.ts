@@ -22,6 +22,9 @@ import { outcomeOver, plantFromRow, type CreateOutcome, type PlantRow, type Stor
 
 // Another process holding the write lock: wait briefly, then answer 503 and let the client retry.
 const BUSY_TIMEOUT_MS = 250
+// While opening, longer: instances (or a copy) that open a new file together each switch it to WAL
+// and migrate it, one after the other, and no request waits on that.
+const OPEN_BUSY_TIMEOUT_MS = 10_000
 
 // Faults of the file or its lock, not of our SQL: the store is unavailable for now. So is a
 // failed system call (the WAL's sync).
@@ -60,13 +63,14 @@ function describe (err: unknown): WorkerError {
 function open (path: string) {
   mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
+  db.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`)
   // WAL, synced by commit() below before any reply: a 200 survives power loss.
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   // Read every INTEGER as bigint, so ids beyond 2^53 come back exact.
   db.defaultSafeIntegers(true)
   migrate(db)
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
 
   const insert = db.prepare<[bigint, string, string | null]>('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')

@@ -11,7 +11,7 @@ export const STORE_URL_FORMS = 'sqlite:<path> or postgres://user:password@host:p
 export function parseStoreUrl (url: string): StoreUrl {
   if (/^sqlite:.+$/.test(url)) return { kind: 'sqlite', path: resolve(url.slice('sqlite:'.length)) }
   if (/^postgres(ql)?:\/\/.+$/.test(url)) return { kind: 'postgres', url }
-  throw new Error(`${redactUrl(url)} is not a store URL: use ${STORE_URL_FORMS}`)
+  throw new Error(`"${redactUrl(url)}" is not a store URL: use ${STORE_URL_FORMS}`)
 }
 
 /** A database URL fit for messages and logs: any password is masked. */
