@@ -12,6 +12,7 @@ import { openSnapshot } from '../src/store/snapshot.js'
 import { openStore } from '../src/store/open.js'
 import type { StoredPlant } from '../src/store/store.js'
 import { parseStoreUrl } from '../src/store/url.js'
+import { bulkSqliteStore } from './bulk-store.js'
 import { freshDatabaseUrl } from './postgres.js'
 import { postPlant, runTs, startServer } from './server-process.js'
 
@@ -58,16 +59,10 @@ async function plantsOf (url: string): Promise<StoredPlant[]> {
   }
 }
 
-/** A SQLite store in `dir` of `count` plants with ids from 1, written in one transaction (fast, for big stores). */
+/** A SQLite store in `dir` of `count` plants with ids from 1. */
 function bulkSqlite (dir: string, count: number): string {
   const path = join(dir, 'bulk.db')
-  const db = new Database(path)
-  db.pragma('journal_mode = WAL')
-  db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT')
-  db.pragma('user_version = 1')
-  const insert = db.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)')
-  db.transaction(() => { for (let i = 1; i <= count; i++) insert.run(i, `plant ${i}`, i % 2 === 0 ? 'indoor' : null) })()
-  db.close()
+  bulkSqliteStore(path, count, (i) => ({ id: BigInt(i + 1), name: `plant ${i + 1}`, ...(i % 2 === 1 && { tag: 'indoor' }) }))
   return `sqlite:${path}`
 }
 

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import Database from 'better-sqlite3'
+import { bulkSqliteStore } from '../../test/bulk-store.js'
 import { startEmbeddedPostgres } from '../../test/embedded-postgres.js'
 import { CPUS, fmt, peakRssMiB, pinned, root } from './measure.js'
 
@@ -14,24 +14,12 @@ const PLANTS = 1_000_000
 // "npm run build && node <flags> dist/copy-store.js": what runs after the build, without `node`.
 const SCRIPT = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['copy-store'] as string).split('&& node ')[1].split(' ')
 
-/** A SQLite store of `count` plants, made directly in one transaction: names and tags of a realistic size. */
-function bigStore (path: string, count: number): void {
-  const db = new Database(path)
-  db.pragma('journal_mode = WAL')
-  db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tag TEXT) STRICT')
-  db.pragma('user_version = 1')
-  const insert = db.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)')
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) insert.run(i * 9_223_372_036_853 - 4_611_686_018_427, `Plant number ${i}, a Boston fern 🌿`, i % 3 === 0 ? null : 'indoor')
-  })()
-  db.close()
-}
-
 export async function benchCopy ({ dir }: { dir: string }): Promise<string> {
   mkdirSync(dir, { recursive: true })
   const source = join(dir, 'copy-source.db')
   process.stderr.write(`copy: making a SQLite store of ${fmt(PLANTS)} plants\n`)
-  bigStore(source, PLANTS)
+  // Ids spread over the int64 range, names and tags of a realistic size.
+  bulkSqliteStore(source, PLANTS, (i) => ({ id: BigInt(i) * 9_223_372_036_853n - 4_611_686_018_427n, name: `Plant number ${i}, a Boston fern 🌿`, ...(i % 3 !== 0 && { tag: 'indoor' }) }))
   const pg = await startEmbeddedPostgres({ cpus: CPUS.load })
   try {
     process.stderr.write('copy: SQLite to PostgreSQL\n')
