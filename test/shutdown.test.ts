@@ -57,7 +57,9 @@ t.test('SIGTERM under load: answers, refuses new connections, exits 0 promptly, 
     }
   }
   const workers = Array.from({ length: 16 }, worker)
+  // Under load: at least 400 ms of it, and more than 50 acknowledged, however slow the machine.
   await sleep(400)
+  while (acked.size <= 50) await sleep(10)
   signalled = true
   const sentAt = Date.now()
   server.child.kill('SIGTERM')
