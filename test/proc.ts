@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 // What Linux's /proc says of a process: for the tests that kill a process tree, and for the
 // bench that reads a server's CPU time.
@@ -23,4 +24,20 @@ export const running = (pid: number): boolean => !['Z', undefined].includes(stat
 /** The processes `pid` has forked and that still exist: a postmaster's backends. */
 export function childrenOf (pid: number): number[] {
   return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((child) => statFields(child)?.[1] === String(pid))
+}
+
+/** "pid state wchan command" of each process still there: where a stuck one waits, for a failure message. */
+export function describeProcesses (pids: number[]): string {
+  const read = (pid: number, file: string): string => {
+    try { return readFileSync(`/proc/${pid}/${file}`, 'utf8').replaceAll('\0', ' ').trim() } catch { return '?' }
+  }
+  return pids.filter((pid) => statFields(pid) !== undefined)
+    .map((pid) => `${pid} ${statFields(pid)?.[0]} ${read(pid, 'wchan')} ${read(pid, 'cmdline')}`).join('\n') || '(none left)'
+}
+
+/** Polls until `done()`, or fails after `ms` saying what was awaited and where `pids` wait. */
+export async function waitFor (done: () => boolean, ms: number, what: string, pids: () => number[]): Promise<void> {
+  for (const deadline = Date.now() + ms; !done(); await sleep(5)) {
+    if (Date.now() > deadline) throw new Error(`${what}: not after ${ms} ms. Processes:\n${describeProcesses(pids())}`)
+  }
 }

@@ -5,6 +5,8 @@ import type { Test } from 'tap'
 
 // The service as a real process, as an operator runs it.
 const root = fileURLToPath(new URL('../', import.meta.url))
+// Seconds under a loaded CI; never a minute.
+const START_TIMEOUT_MS = 60_000
 
 // Under tap, a TypeScript child runs on the tests' own loader: coverage from every process is
 // merged per file before source maps apply, so a second transpiler (tsx, which also joins
@@ -33,6 +35,8 @@ export function startServer (t: Test, env: Record<string, string>, cwd: string =
       if (url !== undefined && /API docs/.test(stdout)) resolve({ url, token: /token kept in [^\n]*:\n\s+(\S+)/.exec(stdout)?.[1] })
     })
     exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
+    // Bounded, so a start that hangs fails the test with what the service said, not the file's timeout.
+    setTimeout(() => reject(new Error(`not listening after ${START_TIMEOUT_MS} ms: ${stdout}${stderr}`)), START_TIMEOUT_MS).unref()
   })
   listening.catch(() => {}) // a test that expects the start to fail awaits `exited` instead
   return { child, listening, exited, output: () => ({ stdout, stderr }) }
