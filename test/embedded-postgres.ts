@@ -45,10 +45,12 @@ async function findBinaries (): Promise<Binaries> {
   const user = { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) }
   const native = dirname(dirname(initdb))
   const { version } = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string }
-  const copy = join(tmpdir(), `plant-store-postgres-${process.platform}-${process.arch}-${version}`)
+  // "links": the copy keeps the package's relative library links (older copies had them resolved
+  // into the clone they came from, and broke when it was removed), so none of those is reused.
+  const copy = join(tmpdir(), `plant-store-postgres-${process.platform}-${process.arch}-${version}-links`)
   if (!existsSync(join(copy, 'bin', 'postgres'))) {
     const staging = `${copy}-${randomUUID()}`
-    cpSync(native, staging, { recursive: true })
+    cpSync(native, staging, { recursive: true, verbatimSymlinks: true })
     try {
       renameSync(staging, copy)
     } catch {
