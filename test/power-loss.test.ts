@@ -8,6 +8,7 @@ import t from 'tap'
 import { createLog, createUntil, expectConflicts, expectStored } from './durability.js'
 import { postgresUser, startEmbeddedPostgres } from './embedded-postgres.js'
 import { findLazyFs, mountLazyFs, type Mount } from './lazyfs.js'
+import { waitFor } from './proc.js'
 import { startServer } from './server-process.js'
 
 // "A 200 means durable", tested against power loss: the database lives on LazyFS, and each round
@@ -112,13 +113,17 @@ if (lazyfs !== undefined) {
       db.pragma('synchronous = OFF')
       db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL)')
       const insert = db.prepare('INSERT INTO plants (id, name) VALUES (?, ?)')
-      for (let id = 1; ; id++) { insert.run(id, 'plant ' + id); process.stdout.write(id + '\\n') }
+      for (let id = 1; ; id++) { insert.run(id, 'plant ' + id); require('fs').writeSync(1, id + '\\n') }
     `], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+    // writeSync above: the loop never yields, so once the pipe was full for a moment (this test
+    // process busy), process.stdout.write queued every later line in the writer, never sent.
+    const exited = new Promise((resolve) => writer.once('exit', resolve))
     let output = ''
     writer.stdout.on('data', (chunk) => { output += chunk })
-    while (output.split('\n').length <= 2001) await sleep(10) // 2,000 whole lines
+    const lines = (): number => output.split('\n').length - 1 // whole lines only
+    await waitFor(() => lines() >= 2000 || writer.exitCode !== null, 60_000, 'the writer acknowledging 2,000 rows', () => [writer.pid!])
     writer.kill('SIGKILL')
-    await new Promise((resolve) => writer.once('exit', resolve))
+    await exited
     const acked = Math.max(...output.trim().split('\n').map(Number))
     await mount.cut()
 
