@@ -5,15 +5,12 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { childrenOf, waitFor } from './proc.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 
-async function waitFor (what: string, check: () => boolean, ms = 60_000): Promise<void> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(200)) {
-    if (check()) return
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
+// npm, tsx and what they run: where a wait that times out was stuck.
+const tree = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(tree)]
 
 // `npm run dev:codegen`, the codegen half of `npm run dev`, run as written in package.json,
 // in a scratch copy of the project's contract: never the real openapi.yaml.
@@ -34,7 +31,7 @@ t.test('npm run dev regenerates the types when openapi.yaml changes', async (t) 
   const dev = spawn('npm', ['run', 'dev:codegen'], { cwd: dir, stdio: 'ignore', detached: true, env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' } })
   t.teardown(() => { try { process.kill(-dev.pid!, 'SIGKILL') } catch {} })
 
-  await waitFor('the first generation', () => read().includes('NewPlant'))
+  await waitFor(() => read().includes('NewPlant'), 60_000, 'the first generation', () => tree(dev.pid!))
   t.notMatch(read(), /height/)
   await sleep(2000) // tsx starts watching once its first run is under way
 
@@ -43,7 +40,7 @@ t.test('npm run dev regenerates the types when openapi.yaml changes', async (t) 
     '        tag:\n          type: string\n',
     '        tag:\n          type: string\n        height:\n          type: number\n'
   ))
-  await waitFor('the regeneration', () => read().includes('height?: number;'))
+  await waitFor(() => read().includes('height?: number;'), 60_000, 'the regeneration', () => tree(dev.pid!))
   t.pass('the edit reached generated/openapi.d.ts')
   t.equal(readFileSync(join(root, 'openapi.yaml'), 'utf8'), spec, 'the real openapi.yaml is untouched')
 })
@@ -61,11 +58,11 @@ t.test('npm run dev shows the logs pretty-printed, one line per request', async 
   })
   t.teardown(() => { try { process.kill(-dev.pid!, 'SIGKILL') } catch {} })
   dev.stdout.on('data', (chunk) => { output += chunk })
-  await waitFor('the server to listen', () => /API docs/.test(output))
+  await waitFor(() => /API docs/.test(output), 60_000, 'the server to listen', () => tree(dev.pid!))
   const url = /listening on (\S+)/.exec(output)![1]
   const res = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': 'pretty-1' }, body: '{"id":1,"name":"Fern"}' })
   t.equal(res.status, 200)
-  await waitFor('the access line', () => output.includes('pretty-1'))
+  await waitFor(() => output.includes('pretty-1'), 60_000, 'the access line', () => tree(dev.pid!))
   const lines = output.split('\n').filter((line) => line.includes('pretty-1'))
   t.equal(lines.length, 1, 'one line for the request')
   t.match(lines[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request \{"reqId":"pretty-1","method":"POST","url":"\/plants","statusCode":200,/, 'pino-pretty\'s format, not a JSON line')

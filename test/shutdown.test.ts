@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { openStoreOf } from './helper.js'
+import { waitFor } from './proc.js'
 import { postPlant, startServer } from './server-process.js'
 
 // SIGTERM under load: answered, refused, exited 0, durable. And the forced exits.
@@ -59,7 +60,7 @@ t.test('SIGTERM under load: answers, refuses new connections, exits 0 promptly, 
   const workers = Array.from({ length: 16 }, worker)
   // Under load: at least 400 ms of it, and more than 50 acknowledged, however slow the machine.
   await sleep(400)
-  while (acked.size <= 50) await sleep(10)
+  await waitFor(() => acked.size > 50, 60_000, 'more than 50 creates acknowledged', () => [server.child.pid!])
   signalled = true
   const sentAt = Date.now()
   server.child.kill('SIGTERM')
