@@ -38,7 +38,7 @@ function withInlineHeaders (document: any): any {
 
 export async function generate (document: URL): Promise<string> {
   const ast = await openapiTS(withInlineHeaders(load(readFileSync(document, 'utf8'))), {
-    // JSON numbers above 2^53 arrive as bigint (src/json-body.ts): say so in the types,
+    // JSON numbers above 2^53 arrive as bigint (src/http/json-body.ts): say so in the types,
     // so no handler can treat an int64 as a plain, lossy number.
     transform (schema) {
       if (schema.format !== 'int64') return undefined

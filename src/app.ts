@@ -1,16 +1,16 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { AccessLog } from './access-log.js'
-import { api } from './api.js'
+import { AccessLog } from './ops/access-log.js'
+import { api } from './openapi/api.js'
 import type { Config } from './config.js'
-import { docs } from './docs.js'
-import { errorHandler, notFoundHandler } from './error-handler.js'
+import { docs } from './openapi/docs.js'
+import { errorHandler, notFoundHandler } from './http/error-handler.js'
 import { createHandlers } from './handlers/index.js'
-import { health } from './health.js'
-import { connectionLimits, limitOptions } from './limits.js'
+import { health } from './ops/health.js'
+import { connectionLimits, limitOptions } from './http/limits.js'
 import { loadDocument } from './openapi/document.js'
 import { lazySerializerCompiler } from './openapi/serialization.js'
 import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
-import { requestId, echoRequestId } from './request-id.js'
+import { requestId, echoRequestId } from './http/request-id.js'
 import { API_HEADERS, setHeaders } from './security/headers.js'
 import { openStore } from './store/open.js'
 import { TokenSet } from './security/tokens.js'
@@ -43,7 +43,7 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
   app.setNotFoundHandler(notFoundHandler)
 
   // prom-client is loaded only when metrics are on: it is a good part of a start-up otherwise.
-  const metrics = config.metricsPort === undefined ? undefined : new (await import('./metrics.js')).Metrics()
+  const metrics = config.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics()
   const store = await openStore(config.databaseUrl, {
     pgPoolSize: config.pgPoolSize,
     timeoutMs: config.storeTimeout,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, join } from 'node:path'
-import { HOST_NAME } from './host.js'
+import { HOST_NAME } from './http/host.js'
 import { DEFAULT_BOUNDS } from './store/group-commit.js'
 import { parseStoreUrl, redactUrl, STORE_URL_FORMS } from './store/url.js'
 

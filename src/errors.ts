@@ -1,7 +1,7 @@
 import createError from '@fastify/error'
 
 // The service's own named errors. Each carries the HTTP status it answers with;
-// the root error handler (error-handler.ts) turns any of them into the contract's Error body.
+// the root error handler (http/error-handler.ts) turns any of them into the contract's Error body.
 
 export const OWN_CODE_PREFIX = 'PLANTS_'
 

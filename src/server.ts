@@ -7,7 +7,7 @@ import type { KeptToken } from './security/generated-token.js'
 // Only modules loaded after this call are cached, hence the dynamic imports.
 enableCompileCache()
 const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { keptToken }, { TokenSet }] = await Promise.all([
-  import('./app.js'), import('./config.js'), import('./docs.js'), import('./security/generated-token.js'), import('./security/tokens.js')
+  import('./app.js'), import('./config.js'), import('./openapi/docs.js'), import('./security/generated-token.js'), import('./security/tokens.js')
 ])
 
 async function main (): Promise<void> {

@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { bulkSqliteStore } from '../../test/bulk-store.js'
-import { startEmbeddedPostgres } from '../../test/embedded-postgres.js'
+import { bulkSqliteStore } from '../../test/helpers/bulk-store.js'
+import { startEmbeddedPostgres } from '../../test/helpers/embedded-postgres.js'
 import { CPUS, fmt, peakRssMiB, pinned, root } from './measure.js'
 
 const PLANTS = 1_000_000

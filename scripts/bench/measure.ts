@@ -7,8 +7,8 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../../test/embedded-postgres.js'
-import { statFields } from '../../test/proc.js'
+import { freePort } from '../../test/helpers/embedded-postgres.js'
+import { statFields } from '../../test/helpers/proc.js'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
 const LUA = join(root, 'scripts/bench/load.lua')

@@ -26,7 +26,7 @@ export function isInt64 (value: unknown): boolean {
 }
 
 /**
- * Integers beyond 2^53 reach the validator as bigint (see json-body.ts), which JSON Schema's
+ * Integers beyond 2^53 reach the validator as bigint (see http/json-body.ts), which JSON Schema's
  * `type: integer` cannot accept. So wherever a schema says `format: int64`, its integer type
  * is checked by the int64 keyword instead, which accepts number and bigint alike.
  */

@@ -1,0 +1,102 @@
+import type { FastifyRequest } from 'fastify'
+import { parse as losslessParse } from 'lossless-json'
+import secureJson from 'secure-json-parse'
+import { BadJsonError, DuplicateKeyError, EmptyBodyError, TooDeepError } from '../errors.js'
+
+// JSON.parse silently rounds integers beyond 2^53 (9007199254740993 becomes ...992) and keeps
+// only the last of duplicate keys. One cheap pass over the text (scan) finds what JSON.parse
+// cannot tell us: how deep the body nests, how many keys it spells, and whether any number
+// could lose precision. Only the rare body with such a number is parsed again, losslessly.
+
+export const MAX_DEPTH = 32
+const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
+// Digits beyond which an integer is outside int64 whatever its digits are.
+const MAX_INTEGER_DIGITS = 20
+// A number literal of at most 15 digits (and dots) and no exponent is always below 2^53 and exact.
+const SAFE_RUN = 15
+
+interface Scan { keys: number, mayLosePrecision: boolean }
+
+const enum Char { Quote = 34, Backslash = 92, Colon = 58, OpenBrace = 123, OpenBracket = 91, CloseBrace = 125, CloseBracket = 93, Dot = 46, Zero = 48, Nine = 57, LowerE = 101, UpperE = 69 }
+
+function scan (text: string): Scan {
+  let keys = 0
+  let depth = 0
+  let run = 0 // digits and dots in a row, outside strings
+  let mayLosePrecision = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === Char.Quote) {
+      // Skip the string, and its escapes.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i)
+        if (s === Char.Backslash) i++
+        else if (s === Char.Quote) break
+      }
+      run = 0
+    } else if ((c >= Char.Zero && c <= Char.Nine) || c === Char.Dot) {
+      if (++run > SAFE_RUN) mayLosePrecision = true
+    } else {
+      if ((c === Char.LowerE || c === Char.UpperE) && run > 0) mayLosePrecision = true
+      else if (c === Char.Colon) keys++
+      else if (c === Char.OpenBrace || c === Char.OpenBracket) {
+        if (++depth > MAX_DEPTH) throw new TooDeepError(MAX_DEPTH)
+      } else if (c === Char.CloseBrace || c === Char.CloseBracket) depth--
+      run = 0
+    }
+  }
+  return { keys, mayLosePrecision }
+}
+
+function countKeys (value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0
+  let keys = 0
+  if (Array.isArray(value)) {
+    for (const item of value) keys += countKeys(item)
+  } else {
+    for (const key in value) keys += 1 + countKeys((value as Record<string, unknown>)[key])
+  }
+  return keys
+}
+
+export function parseJsonBody (text: string): unknown {
+  const { keys, mayLosePrecision } = scan(text)
+  let value: unknown
+  try {
+    // secure-json-parse is JSON.parse plus a refusal of __proto__ and constructor.prototype keys.
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
+  } catch (err) {
+    throw text.trim() === '' ? new EmptyBodyError() : new BadJsonError((err as Error).message)
+  }
+  // Every key is followed by one colon outside strings: fewer keys parsed means duplicates.
+  if (countKeys(value) !== keys) throw new DuplicateKeyError()
+  return mayLosePrecision ? losslessParse(text, null, exactNumber) : value
+}
+
+/**
+ * JSON Schema's rule: an integer is a number with no fractional part, however it is spelled,
+ * so 1e3 is the integer 1000. An integer beyond 2^53 becomes a bigint; any other number a double.
+ * A fraction so close to an integer that the nearest double is whole becomes NaN, which no
+ * numeric schema accepts, rather than a wrong integer.
+ */
+export function exactNumber (literal: string): number | bigint {
+  const [, sign, whole, fraction = '', exponent = '0'] = NUMBER_LITERAL.exec(literal) ?? []
+  const double = Number(literal)
+  // The value is sign × digits × 10^scale, with no leading or trailing zeros in digits.
+  const padded = (whole + fraction).replace(/^0+/, '')
+  const digits = padded.replace(/0+$/, '')
+  const scale = Number(exponent) - fraction.length + (padded.length - digits.length)
+  if (digits === '') return double
+  if (scale < 0) return Number.isInteger(double) ? NaN : double
+  if (digits.length + scale > MAX_INTEGER_DIGITS) return double
+  const integer = BigInt(sign + digits + '0'.repeat(scale))
+  return Number.isSafeInteger(double) ? double : integer
+}
+
+export function jsonBodyParser (_request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void): void {
+  try {
+    done(null, parseJsonBody(body))
+  } catch (err) {
+    done(err as Error)
+  }
+}

@@ -1,0 +1,85 @@
+import underPressure from '@fastify/under-pressure'
+import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES, type Server } from 'node:http'
+import type { Socket } from 'node:net'
+import type { Config } from '../config.js'
+import { OverloadedError, ShuttingDownError } from '../errors.js'
+import { API_HEADERS } from '../security/headers.js'
+
+// What a public API owes its users: bounded requests, bounded connections, and load shed with
+// a 503 in the contract's Error shape instead of falling over. Each bound is a config knob.
+
+// How often the event-loop delay is sampled: under-pressure's default, 1 s. A shorter interval
+// reacts sooner but misreads one long synchronous step (a sample window with no tick in it
+// counts as infinite delay) as overload.
+const SAMPLE_INTERVAL = 1000
+
+/** Errors Node's HTTP parser raises before Fastify sees a request, answered in the Error shape. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive'],
+  HPE_HEADER_OVERFLOW: [431, 'The request line and headers are too large'],
+  HPE_URI_TOO_LONG: [431, 'The request line and headers are too large']
+}
+
+// These answers bypass Fastify's hooks: they carry the API's security headers, and an id, here.
+const SECURITY_HEADER_LINES = Object.entries(API_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+
+function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request']
+  const body = JSON.stringify({ error: status, message })
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`)
+  }
+  socket.destroy()
+}
+
+export function limitOptions (config: Config): FastifyHttpOptions<Server> {
+  return {
+    bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeout,
+    keepAliveTimeout: config.keepAliveTimeout,
+    // Our own 503 (below) answers requests that arrive while closing, in the Error shape.
+    return503OnClosing: false,
+    clientErrorHandler,
+    http: {
+      maxHeaderSize: config.maxHeaderBytes,
+      headersTimeout: config.requestTimeout,
+      // How often Node looks for requests past their timeout (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1000, config.requestTimeout)
+    }
+  }
+}
+
+/** Caps connections and refuses new requests once closing. Called on the root instance, not registered, so its hook covers every route. */
+export async function connectionLimits (app: FastifyInstance, { config }: { config: Config }): Promise<void> {
+  app.server.maxConnections = config.maxConnections
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
+  // Callback hooks, not async ones: these run on every request, and a promise each costs.
+  app.addHook('onRequest', (_request, _reply, done) => done(closing ? new ShuttingDownError() : undefined))
+  // Every answer sent while closing ends its connection, so no keep-alive connection turns
+  // idle after the close began and holds the drain open until its keep-alive timeout.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
+  })
+}
+
+/** Sheds API load with 503 while the event loop lags. Called on the API scope: the probes stay answerable. */
+export async function overloadProtection (app: FastifyInstance, { config }: { config: Config }): Promise<void> {
+  if (config.maxEventLoopDelay === 0) return
+  // Start-up itself blocks the event loop; a sample taken then would shed the first requests.
+  // So shedding is armed only once two samples have been taken after the app is ready.
+  let armed = false
+  app.addHook('onReady', async () => { setTimeout(() => { armed = true }, 2 * SAMPLE_INTERVAL).unref() })
+  await app.register(underPressure, {
+    maxEventLoopDelay: config.maxEventLoopDelay,
+    sampleInterval: SAMPLE_INTERVAL,
+    pressureHandler: async () => {
+      if (!armed) return
+      throw new OverloadedError()
+    }
+  })
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify'
+import { bearerGuard } from '../security/auth.js'
+import type { Config } from '../config.js'
+import { cors } from '../http/cors.js'
+import { overloadProtection } from '../http/limits.js'
+import type { Handlers } from './handler-types.js'
+import type { OpenApiDocument } from './document.js'
+import { registerMethodAnswers } from './methods.js'
+import { registerRoutes } from './register.js'
+import { routesFromDocument } from './routes.js'
+import { UnsupportedMediaTypeError } from '../errors.js'
+import { jsonBodyParser } from '../http/json-body.js'
+import { rateLimits } from '../security/rate-limit.js'
+import type { TokenSet } from '../security/tokens.js'
+
+export interface ApiOptions {
+  config: Config
+  document: OpenApiDocument
+  handlers: Handlers
+  tokens: TokenSet
+}
+
+/**
+ * The API's own encapsulated scope: every operation in the document, behind its guards.
+ * Nothing registered here reaches /docs or the health probes.
+ */
+export async function api (app: FastifyInstance, { config, document, handlers, tokens }: ApiOptions): Promise<void> {
+  const routes = routesFromDocument(document)
+  // First, so that every answer to an allowed origin carries CORS headers, 401s and 503s too.
+  await cors(app, { origins: config.corsOrigins, routes })
+  await overloadProtection(app, { config })
+  // JSON only: any other media type answers 415 instead of reaching validation.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
+  app.addContentTypeParser('*', (request, _payload, done) => done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? 'none')))
+  const bearer = await bearerGuard(app, tokens, await rateLimits(app, config))
+  registerRoutes(app, routes, handlers, document, { 'http:bearer': bearer })
+  registerMethodAnswers(app, routes)
+}

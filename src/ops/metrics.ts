@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify'
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import client from 'prom-client'
+import type { Config } from '../config.js'
+import type { StoreObserver } from '../store/group-commit.js'
+
+// Prometheus metrics (prom-client), served on a listener of their own (METRICS_PORT, by default
+// on 127.0.0.1), never on the public API port. With METRICS_PORT unset nothing is measured.
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** http://host:port/metrics of the metrics listener, once it listens. */
+    metricsUrl?: string
+  }
+}
+
+// The route label of a request that matched no route: never its raw URL, which anyone can vary.
+const UNMATCHED = 'unmatched'
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+export class Metrics {
+  readonly registry = new client.Registry()
+  readonly #requests = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, rejections included, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry]
+  })
+
+  readonly #creates = new client.Counter({
+    name: 'plant_store_creates_total',
+    help: 'Answered creates by outcome: created (new plant stored), replayed (identical plant already stored), conflict (a different plant holds the id).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry]
+  })
+
+  readonly #commits = new client.Histogram({
+    name: 'plant_store_commit_duration_seconds',
+    help: 'Time each store commit took, its durable flush included; one observation per commit.',
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry]
+  })
+
+  readonly #batches = new client.Histogram({
+    name: 'plant_store_batch_size',
+    help: 'Creates per store commit (group commit).',
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+    registers: [this.registry]
+  })
+
+  readonly #pending = new client.Gauge({
+    name: 'plant_store_pending_creates',
+    help: 'Creates waiting for a commit now, queued or being committed. Near MAX_PENDING_CREATES, creates are refused with 503.',
+    registers: [this.registry]
+  })
+
+  readonly #waits = new client.Histogram({
+    name: 'plant_store_create_wait_seconds',
+    help: 'Time from a create reaching the store to its commit answering it; a slow disk or database shows here first.',
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry]
+  })
+
+  /** What the store reports to. */
+  readonly store: StoreObserver = {
+    committed: (size, seconds) => {
+      this.#commits.observe(seconds)
+      this.#batches.observe(size)
+    },
+    answered: (outcome) => this.#creates.inc({ outcome }),
+    pending: (depth) => this.#pending.set(depth),
+    waited: (seconds) => this.#waits.observe(seconds)
+  }
+
+  constructor () {
+    // Process metrics: memory, CPU, event-loop lag, GC, handles.
+    client.collectDefaultMetrics({ register: this.registry })
+    for (const outcome of ['created', 'replayed', 'conflict']) this.#creates.inc({ outcome }, 0)
+  }
+
+  /** Counts every answered request on `app`, and serves /metrics on its own listener while `app` runs. */
+  serve (app: FastifyInstance, config: Pick<Config, 'metricsPort' | 'metricsHost'>): void {
+    app.addHook('onResponse', (request, reply, done) => {
+      this.#requests.observe({ method: request.method, route: request.routeOptions.url ?? UNMATCHED, status_code: reply.statusCode }, reply.elapsedTime / 1000)
+      done()
+    })
+    const server = createServer((request, response) => { this.#answer(request.method, request.url, response).catch((err) => response.destroy(err)) })
+    app.decorate('metricsUrl', undefined)
+    app.addHook('onReady', async () => {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', (err) => reject(new Error(`the metrics listener cannot start on ${config.metricsHost}:${config.metricsPort}: ${err.message}`)))
+        server.listen(config.metricsPort, config.metricsHost, resolve)
+      })
+      const { address, family, port } = server.address() as AddressInfo
+      app.metricsUrl = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}/metrics`
+    })
+    app.addHook('onClose', async () => await closeServer(server))
+  }
+
+  async #answer (method: string | undefined, url: string | undefined, response: ServerResponse): Promise<void> {
+    if ((method === 'GET' || method === 'HEAD') && url?.split('?')[0] === '/metrics') {
+      const body = await this.registry.metrics()
+      response.writeHead(200, { 'content-type': this.registry.contentType })
+      response.end(method === 'HEAD' ? undefined : body)
+      return
+    }
+    const body = JSON.stringify({ error: 404, message: 'Not found: the metrics are at GET /metrics' })
+    response.writeHead(404, { 'content-type': 'application/json; charset=utf-8' })
+    response.end(body)
+  }
+}
+
+/** Stops listening and drops idle keep-alive connections (a scraper's), so the close is prompt. */
+async function closeServer (server: Server): Promise<void> {
+  if (!server.listening) return
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  server.closeAllConnections()
+  await closed
+}

@@ -1,0 +1,31 @@
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import t from 'tap'
+import { freshDatabaseUrl } from '../helpers/postgres.js'
+import { runTs } from '../helpers/server-process.js'
+
+// npm run migrate, as an operator runs it before a rollout: the command as a real process.
+const root = fileURLToPath(new URL('../../', import.meta.url))
+
+t.test('npm run migrate applies the migrations without starting the server', async (t) => {
+  const migrate = (databaseUrl: string) => spawnSync(process.execPath, [...runTs.args, join(root, 'src/cli/migrate.ts')], {
+    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...runTs.env }
+  })
+  const url = await freshDatabaseUrl()
+  const first = migrate(url)
+  t.equal(first.status, 0, first.stderr)
+  t.match(first.stdout, /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+ is migrated/, 'the password is masked')
+  t.equal(migrate(url).status, 0, 'running it again is a no-op')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  t.same((await client.query('SELECT version FROM schema_migrations ORDER BY version')).rows, [{ version: 1 }])
+  await client.end()
+
+  const file = join(t.testdir(), 'plants.db')
+  t.equal(migrate(`sqlite:${file}`).status, 0)
+  const bad = migrate('postgres://nobody@127.0.0.1:1/none')
+  t.equal(bad.status, 1)
+  t.match(bad.stderr, /migration failed/)
+})

@@ -1,0 +1,64 @@
+import type { Test } from 'tap'
+import { openStore } from '../../src/store/open.js'
+import { postPlant } from './server-process.js'
+
+// What the crash and power-loss tests share: concurrent creates whose acknowledgements are
+// recorded, and the checks that every acknowledged plant survived.
+
+export interface CreateLog {
+  nextId: bigint
+  /** Every plant answered 200, by id, with the name it was sent with. */
+  acked: Map<bigint, string>
+  /** How many answers of each status. */
+  statuses: Map<number, number>
+}
+
+export const createLog = (): CreateLog => ({ nextId: 1n, acked: new Map(), statuses: new Map() })
+
+/**
+ * Posts new plants from `clients` concurrent clients until `stop()` says so, recording every
+ * answer. A client whose connection fails stops: the server is gone.
+ */
+export async function createUntil (url: string, token: string, log: CreateLog, stop: () => boolean, clients = 16): Promise<void> {
+  const client = async (): Promise<void> => {
+    while (!stop()) {
+      const id = log.nextId++
+      const name = `plant ${id}`
+      try {
+        const res = await postPlant(url, token, `{"id":${id},"name":"${name}"}`)
+        await res.arrayBuffer()
+        log.statuses.set(res.status, (log.statuses.get(res.status) ?? 0) + 1)
+        if (res.status === 200) log.acked.set(id, name)
+      } catch {
+        return
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: clients }, client))
+}
+
+/** Through the store: every acknowledged plant is there, exactly as sent. */
+export async function expectStored (t: Test, databaseUrl: string, acked: Map<bigint, string>, what: string): Promise<void> {
+  const store = await openStore(databaseUrl, { pgPoolSize: 2 })
+  let lost = 0
+  try {
+    for (const [id, name] of acked) if ((await store.get(id))?.name !== name) lost++
+  } finally {
+    await store.close()
+  }
+  t.equal(lost, 0, `${what}: all ${acked.size} acknowledged plants are stored`)
+}
+
+/** Through the API: a different body for any acknowledged id is a conflict. */
+export async function expectConflicts (t: Test, url: string, token: string, acked: Map<bigint, string>): Promise<void> {
+  const statuses = new Map<number, number>()
+  const ids = [...acked.keys()]
+  for (let i = 0; i < ids.length; i += 64) {
+    await Promise.all(ids.slice(i, i + 64).map(async (id) => {
+      const res = await postPlant(url, token, `{"id":${id},"name":"someone else"}`)
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+      await res.arrayBuffer()
+    }))
+  }
+  t.same(Object.fromEntries(statuses), { 409: acked.size }, 'the API answers 409 for every acknowledged id')
+}

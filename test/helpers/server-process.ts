@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Test } from 'tap'
+
+// The service as a real process, as an operator runs it.
+const root = fileURLToPath(new URL('../../', import.meta.url))
+// Seconds under a loaded CI; never a minute.
+const START_TIMEOUT_MS = 60_000
+
+// Under tap, a TypeScript child runs on the tests' own loader: coverage from every process is
+// merged per file before source maps apply, so a second transpiler (tsx, which also joins
+// lines) would garble the figures. Outside tap, tsx.
+const tapLoader = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'))
+/** Node arguments and environment that run a TypeScript file of this project in a child process. */
+export const runTs = tapLoader.length > 0
+  ? { args: [...tapLoader, '--enable-source-maps'], env: { TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: join(root, 'tsconfig.json') } }
+  : { args: ['--import', 'tsx'], env: {} }
+
+export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir(), nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, ...runTs.args, join(root, 'src/server.ts')], {
+    cwd,
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...runTs.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => { stdout += chunk })
+  child.stderr.on('data', (chunk) => { stderr += chunk })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  t.teardown(() => { child.kill('SIGKILL') })
+  const listening = new Promise<{ url: string, token?: string }>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const url = /listening on (\S+)/.exec(stdout)?.[1]
+      if (url !== undefined && /API docs/.test(stdout)) resolve({ url, token: /token kept in [^\n]*:\n\s+(\S+)/.exec(stdout)?.[1] })
+    })
+    exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
+    // Bounded, so a start that hangs fails the test with what the service said, not the file's timeout.
+    setTimeout(() => reject(new Error(`not listening after ${START_TIMEOUT_MS} ms: ${stdout}${stderr}`)), START_TIMEOUT_MS).unref()
+  })
+  listening.catch(() => {}) // a test that expects the start to fail awaits `exited` instead
+  return { child, listening, exited, output: () => ({ stdout, stderr }) }
+}
+
+/** POST /plants over real HTTP, with a raw JSON body (so ids beyond 2^53 keep their digits). */
+export function postPlant (baseUrl: string, token: string, body: string): Promise<Response> {
+  return fetch(`${baseUrl}/plants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body })
+}

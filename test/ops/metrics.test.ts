@@ -1,0 +1,116 @@
+import { createServer } from 'node:net'
+import t from 'tap'
+import { freePort } from '../helpers/embedded-postgres.js'
+import { buildTestApp, testConfig, TOKEN } from '../helpers/app.js'
+import { postPlant, startServer } from '../helpers/server-process.js'
+
+// Prometheus metrics on a listener of their own: exact counts after a known mix of answers.
+
+/** The samples of a Prometheus text exposition, keyed by name and labels as written. */
+function samples (text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue
+    const at = line.lastIndexOf(' ')
+    out.set(line.slice(0, at), Number(line.slice(at + 1)))
+  }
+  return out
+}
+
+t.test('a scrape after a known mix of 200, 401, 404 and 409 answers', async (t) => {
+  const metricsPort = await freePort()
+  const app = await buildTestApp(t, await testConfig(t, { metricsPort, metricsHost: '127.0.0.1' }))
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  t.equal(app.metricsUrl, `http://127.0.0.1:${metricsPort}/metrics`)
+
+  const statuses: number[] = []
+  const create = async (body: string, token = TOKEN) => {
+    const res = await postPlant(base, token, body)
+    statuses.push(res.status)
+    await res.arrayBuffer()
+  }
+  // Together, so the store commits them as batches.
+  await Promise.all([1, 2, 3, 4].map((id) => create(`{"id":${id},"name":"Fern"}`)))
+  await create('{"id":1,"name":"Fern"}') // replay
+  await create('{"id":2,"name":"Ivy"}') // conflict
+  await create('{"id":3,"name":"Ivy"}') // conflict
+  for (let i = 0; i < 3; i++) await create('{"id":9,"name":"Fern"}', 'not-the-token-0123456789')
+  await (await fetch(`${base}/nowhere/${Math.random()}`)).arrayBuffer()
+  t.same(statuses.sort(), [200, 200, 200, 200, 200, 401, 401, 401, 409, 409])
+
+  const scrape = await fetch(app.metricsUrl!)
+  t.equal(scrape.status, 200)
+  t.match(scrape.headers.get('content-type'), /^text\/plain; version=0\.0\.4/)
+  const text = await scrape.text()
+  const got = samples(text)
+  const requests = (route: string, method: string, status: number) => got.get(`http_request_duration_seconds_count{method="${method}",route="${route}",status_code="${status}"}`)
+  t.equal(requests('/plants', 'POST', 200), 5, 'five 200s')
+  t.equal(requests('/plants', 'POST', 401), 3, 'three 401s, rejected before any handler')
+  t.equal(requests('/plants', 'POST', 409), 2, 'two 409s')
+  t.equal(requests('unmatched', 'GET', 404), 1, 'a 404 under one label, never its raw URL')
+  t.notMatch(text, '/nowhere', 'no raw URL in the labels')
+  t.ok(got.get('http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/plants",status_code="200"}') === 5, 'histogram buckets')
+
+  t.equal(got.get('plant_store_creates_total{outcome="created"}'), 4)
+  t.equal(got.get('plant_store_creates_total{outcome="replayed"}'), 1)
+  t.equal(got.get('plant_store_creates_total{outcome="conflict"}'), 2)
+  const commits = got.get('plant_store_commit_duration_seconds_count')!
+  t.ok(commits >= 1 && commits <= 7, `${commits} commits, one observation each`)
+  t.equal(got.get('plant_store_batch_size_count'), commits, 'one batch size per commit')
+  t.equal(got.get('plant_store_batch_size_sum'), 7, 'every create that reached the store is in a batch')
+  t.ok(got.get('plant_store_commit_duration_seconds_sum')! > 0)
+
+  for (const name of ['process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'process_cpu_seconds_total']) {
+    t.ok(got.has(name), `${name} is exported`)
+  }
+  t.match(text, /^# TYPE nodejs_gc_duration_seconds histogram$/m, 'GC durations are exported')
+
+  t.equal((await fetch(`${base}/metrics`)).status, 404, 'never on the API port')
+  const other = await fetch(`http://127.0.0.1:${metricsPort}/other`)
+  t.equal(other.status, 404)
+  t.same(await other.json(), { error: 404, message: 'Not found: the metrics are at GET /metrics' })
+
+  await app.close()
+  await t.rejects(fetch(app.metricsUrl!), 'the listener closes with the service')
+})
+
+t.test('METRICS_HOST sets the address the listener binds', async (t) => {
+  const metricsPort = await freePort()
+  const app = await buildTestApp(t, await testConfig(t, { metricsPort, metricsHost: '127.0.0.2' }))
+  t.equal(app.metricsUrl, `http://127.0.0.2:${metricsPort}/metrics`)
+  t.equal((await fetch(`http://127.0.0.2:${metricsPort}/metrics`)).status, 200)
+  await t.rejects(fetch(`http://127.0.0.1:${metricsPort}/metrics`), 'nothing on another address')
+})
+
+t.test('unset, there is no listener and nothing is measured', async (t) => {
+  const app = await buildTestApp(t)
+  t.equal(app.metricsUrl, undefined)
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  t.equal((await fetch(`${base}/metrics`)).status, 404)
+})
+
+t.test('the service process: the listener starts and stops with it; a taken port stops the start', async (t) => {
+  const port = await freePort()
+  const token = 'metrics-process-token-0123456789'
+  const server = startServer(t, { API_TOKENS: token, METRICS_PORT: String(port) })
+  const { url } = await server.listening
+  t.match(server.output().stdout, `Metrics: http://127.0.0.1:${port}/metrics`)
+  await (await postPlant(url, token, '{"id":1,"name":"Fern"}')).arrayBuffer()
+  t.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'plant_store_creates_total{outcome="created"} 1')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  await t.rejects(fetch(`http://127.0.0.1:${port}/metrics`), 'closed with the service')
+
+  const plain = startServer(t, { API_TOKENS: token })
+  await plain.listening
+  t.notMatch(plain.output().stdout, 'Metrics:', 'unset: no metrics listener announced')
+  plain.child.kill('SIGTERM')
+  await plain.exited
+
+  const taken = createServer()
+  await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve))
+  t.teardown(() => taken.close())
+  const refused = startServer(t, { API_TOKENS: token, METRICS_PORT: String(port) })
+  t.equal(await refused.exited, 1)
+  t.match(refused.output().stderr, new RegExp(`^Plant Store cannot start: the metrics listener cannot start on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE[^\\n]*\\n$`))
+})

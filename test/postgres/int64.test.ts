@@ -1,3 +1,0 @@
-// The HTTP-level suite test/int64.test.ts, against a real PostgreSQL.
-process.env.TEST_BACKEND = 'postgres'
-await import('../int64.test.js')

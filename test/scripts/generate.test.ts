@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import t from 'tap'
+import { generate } from '../../scripts/generate.js'
+import { runTs } from '../helpers/server-process.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const run = (script: string, ...args: string[]) =>
+  spawnSync(process.execPath, [...runTs.args, join(root, 'scripts', script), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...runTs.env } })
+
+t.test('the committed generated/ matches openapi.yaml', async (t) => {
+  const res = run('generate.ts', '--check')
+  t.equal(res.status, 0, res.stderr)
+  t.match(res.stdout, /up to date/)
+})
+
+t.test('response headers are typed as the document declares them: sent always, or only sometimes', async (t) => {
+  const types = readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8')
+  t.match(types, /"Cache-Control": string;/, 'a required header is required')
+  t.match(types, /"RateLimit-Limit"\?: number;/, 'an optional one (sent only with RATE_LIMIT_PER_MINUTE) is optional, though given by $ref')
+  t.notMatch(types, /"RateLimit-Limit": /)
+})
+
+t.test('a spec change changes the generated types', async (t) => {
+  const copy = join(t.testdir(), 'openapi.yaml')
+  writeFileSync(copy, readFileSync(join(root, 'openapi.yaml'), 'utf8').replace(
+    '        tag:\n          type: string\n',
+    '        tag:\n          type: string\n        height:\n          type: integer\n          format: int64\n'
+  ))
+  const fresh = await generate(pathToFileURL(copy))
+  t.not(fresh, readFileSync(join(root, 'generated/openapi.d.ts'), 'utf8'))
+  t.match(fresh, /height\?: number \| bigint;/, 'int64 fields are number | bigint')
+  t.match(fresh, /^\/\*\*\n \* DO NOT EDIT/, 'with the do-not-edit header')
+})
+
+t.test('the spec validator accepts ours and rejects a broken document', async (t) => {
+  const ok = run('validate-spec.ts')
+  t.equal(ok.status, 0, ok.stderr)
+  t.match(ok.stdout, /valid OpenAPI 3.1 document/)
+  const broken = join(t.testdir(), 'broken.yaml')
+  writeFileSync(broken, readFileSync(join(root, 'openapi.yaml'), 'utf8').replace('operationId: createPlant', 'operationId: [createPlant]'))
+  const bad = run('validate-spec.ts', broken)
+  t.equal(bad.status, 1)
+  t.match(bad.stderr, /is not a valid OpenAPI 3.1 document/)
+})
