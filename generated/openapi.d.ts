@@ -68,7 +68,7 @@ export interface components {
         BadRequest: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -77,6 +77,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -87,7 +89,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -96,6 +98,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 /** @description The bearer challenge, as in RFC 6750: `Bearer realm="plants"`, with `error="invalid_token"` when a token was rejected. */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
@@ -108,7 +112,7 @@ export interface components {
         RequestTimeout: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 [name: string]: unknown;
@@ -121,7 +125,7 @@ export interface components {
         HeadersTooLarge: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 [name: string]: unknown;
@@ -134,7 +138,7 @@ export interface components {
         Conflict: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -143,6 +147,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -153,7 +159,7 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -162,6 +168,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -172,7 +180,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -181,6 +189,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -191,7 +201,7 @@ export interface components {
         InternalError: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -200,6 +210,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -210,7 +222,7 @@ export interface components {
         TooManyRequests: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -219,6 +231,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 /** @description Seconds to wait before retrying. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -231,7 +245,7 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
-                "Cache-Control": string;
+                "Cache-Control": "no-store";
                 /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                 "X-Request-Id": string;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -240,6 +254,8 @@ export interface components {
                 "RateLimit-Remaining"?: number;
                 /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                 "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
                 /** @description Seconds to wait before retrying. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -253,7 +269,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /** @description `no-store` on every API answer: never kept by a cache. */
-        CacheControl: string;
+        CacheControl: "no-store";
         /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
         XRequestId: string;
         /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -264,6 +280,8 @@ export interface components {
         RateLimitReset: number;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
+        /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+        AccessControlAllowOrigin: string;
     };
     pathItems: never;
 }
@@ -287,7 +305,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description `no-store` on every API answer: never kept by a cache. */
-                    "Cache-Control": string;
+                    "Cache-Control": "no-store";
                     /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
@@ -296,6 +314,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
                     "RateLimit-Reset"?: number;
+                    /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                    "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
                 };
                 content: {

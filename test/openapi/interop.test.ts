@@ -32,7 +32,7 @@ t.test('@readme/openapi-parser accepts the document', async (t) => {
 
 const spectral = (path: string) => spawnSync(join(root, 'node_modules/.bin/spectral'), ['lint', path, '--ruleset', join(root, 'scripts/spectral.yaml'), '--fail-severity', 'warn'], { encoding: 'utf8' })
 
-t.test('Spectral (spectral:oas) finds nothing, and fails a document with a real violation', async (t) => {
+t.test('Spectral (spectral:oas and OWASP\'s rules) finds nothing, and fails a document with a real violation', async (t) => {
   const clean = spectral(documentPath)
   t.equal(clean.status, 0, clean.stdout + clean.stderr)
   t.match(clean.stdout, /No results with a severity of 'warn' or higher found/)
@@ -44,4 +44,12 @@ t.test('Spectral (spectral:oas) finds nothing, and fails a document with a real 
   const failed = spectral(broken)
   t.equal(failed.status, 1, 'a warning fails the lint')
   t.match(failed.stdout, /operation-description/)
+
+  // OWASP API4:2023: a string with no bound, in an answer's header this time.
+  const unbounded = parse(documentText)
+  delete unbounded.components.headers.XRequestId.schema.maxLength
+  writeFileSync(broken, JSON.stringify(unbounded))
+  const owasp = spectral(broken)
+  t.equal(owasp.status, 1, 'an OWASP finding fails the lint')
+  t.match(owasp.stdout, /owasp:api4:2023-string-limit.*components\.headers\.XRequestId\.schema/)
 })
