@@ -85,7 +85,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No bearer token was sent, or the token is not one of the service's. */
+        /** @description No bearer token was sent, or the token is neither one of the service's API tokens nor a valid access token from its identity provider (expired, not yet valid, for another issuer or audience, badly signed). */
         Unauthorized: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
@@ -102,6 +102,29 @@ export interface components {
                 "Access-Control-Allow-Origin"?: string;
                 /** @description The bearer challenge, as in RFC 6750: `Bearer realm="plants"`, with `error="invalid_token"` when a token was rejected. */
                 "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The identity provider's access token is valid, but does not grant every scope the operation requires (in its `scope` or `scp` claim). */
+        Forbidden: {
+            headers: {
+                /** @description `no-store` on every API answer: never kept by a cache. */
+                "Cache-Control": "no-store";
+                /** @description The request's id, also logged with it: the `X-Request-Id` the client sent when it is 1 to 128 characters of `A-Z a-z 0-9 - _ .`, else a new UUID. */
+                "X-Request-Id": string;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests a token may make per minute on this instance (requests whose token was refused count per client address). */
+                "RateLimit-Limit"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: how many requests remain in the current minute. */
+                "RateLimit-Remaining"?: number;
+                /** @description With `RATE_LIMIT_PER_MINUTE` set: seconds until the current minute ends and the count starts again. */
+                "RateLimit-Reset"?: number;
+                /** @description With `CORS_ORIGINS` set, on answers to a browser on a listed origin: that origin, or `*` when any is allowed. */
+                "Access-Control-Allow-Origin"?: string;
+                /** @description The bearer challenge, as in RFC 6750: `Bearer realm="plants", error="insufficient_scope", scope="..."`, naming the scopes the operation requires. */
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
@@ -241,7 +264,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Retry later; sending the same plant again is always safe. The store cannot be reached or did not answer in time, too many creates wait for it, the instance is overloaded, or it is shutting down. Nothing was written, unless the store failed or timed out while it was committing: then the retry answers 200. */
+        /** @description Retry later; sending the same plant again is always safe. The store cannot be reached or did not answer in time, too many creates wait for it, the identity provider's keys cannot be fetched to check an access token, the instance is overloaded, or it is shutting down. Nothing was written, unless the store failed or timed out while it was committing: then the retry answers 200. */
         ServiceUnavailable: {
             headers: {
                 /** @description `no-store` on every API answer: never kept by a cache. */
@@ -324,6 +347,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];

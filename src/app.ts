@@ -54,13 +54,17 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
   app.addHook('onClose', async () => await store.close())
 
   try {
+    // jose and the JWT checks load only when a provider is configured.
+    const jwt = config.jwt === undefined
+      ? undefined
+      : await (await import('./security/jwt.js')).createJwtVerifier(config.jwt, { log: app.log, observer: metrics?.keySet })
     echoRequestId(app)
     setHeaders(app, API_HEADERS, { hsts: true })
     metrics?.serve(app, config)
     await connectionLimits(app, { config })
     await app.register(docs, { loaded })
     await app.register(health, { store })
-    await app.register(api, { config, document: loaded.document, handlers: createHandlers({ store }), tokens })
+    await app.register(api, { config, document: loaded.document, handlers: createHandlers({ store }), tokens, jwt, jwtObserver: metrics?.jwt })
     await app.ready()
   } catch (err) {
     await app.close() // closes the store, too

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, join } from 'node:path'
 import { HOST_NAME } from './http/host.js'
+import { readSecretFile } from './security/secret-file.js'
 import { DEFAULT_BOUNDS } from './store/group-commit.js'
 import { parseStoreUrl, redactUrl, STORE_URL_FORMS } from './store/url.js'
 
@@ -45,7 +45,39 @@ export interface Config {
   corsOrigins: string[]
   /** Most requests one token (or, for rejected tokens, one client address) may make per window; undefined: no limit. */
   rateLimit: { max: number, windowMs: number } | undefined
+  /** Access tokens from one identity provider, checked against its key set; undefined: static keys only. */
+  jwt: JwtConfig | undefined
 }
+
+export interface JwtConfig {
+  /** The provider's issuer identifier, matched exactly against `iss`. */
+  issuer: string
+  /** The audiences the service accepts; a token's `aud` must name one. */
+  audience: string[]
+  /** Where the key set is; undefined: from the issuer's OIDC discovery document. */
+  jwksUrl: string | undefined
+  /** The signature algorithms accepted: asymmetric only. */
+  algorithms: string[]
+  /** The `typ` header a token must carry. */
+  typ: string
+  clockToleranceS: number
+  /** Oldest `iat` accepted, in seconds. */
+  maxAgeS: number
+  /** Bound on each fetch of the discovery document or the key set. */
+  timeoutMs: number
+  /** Least time between two fetches that a token's unknown key, or a failed fetch, causes. */
+  cooldownMs: number
+  /** How long a fetched key set is used before it is fetched again (a key the provider dropped stops passing by then). */
+  maxAgeMs: number
+  /** The claim that holds the scopes; undefined: `scope` (space-delimited) or `scp` (string or array). */
+  scopeClaim: string | undefined
+  /** Longest token parsed, in bytes; a longer one is refused unread. */
+  maxTokenBytes: number
+}
+
+/** What JWT_ALGORITHMS may name: signatures only the provider's private key can make. */
+export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
+const DEFAULT_JWT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA']
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plants.db'
 const DEFAULT_DATA_DIR = dirname(DEFAULT_DATABASE_URL.slice('sqlite:'.length))
@@ -115,13 +147,65 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const corsOrigins = readCorsOrigins(env.CORS_ORIGINS, problems)
   const rateLimit = env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : { max: int('RATE_LIMIT_PER_MINUTE', 0, 1, 1_000_000), windowMs: 60_000 }
 
+  const jwt = readJwt(env, problems, int)
   const apiTokens = readTokens(env, problems)
   // One token per data directory: beside the SQLite file, or in ./data with PostgreSQL.
   const dataDir = databaseUrl.startsWith('sqlite:') ? dirname(databaseUrl.slice('sqlite:'.length)) : DEFAULT_DATA_DIR
   const generatedTokenFile = join(dataDir, 'api-token')
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, storeTimeout, maxPendingCreates, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins, rateLimit }
+  return { port, host, databaseUrl, pgPoolSize, storeTimeout, maxPendingCreates, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins, rateLimit, jwt }
+}
+
+/** Loopback hosts may be reached over plain HTTP (a provider on the same machine); any other must be HTTPS. */
+function isLoopback (hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '')
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'))
+}
+
+function httpsUrl (name: string, value: string, problems: string[]): string {
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {}
+  if (url === undefined || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname)))) {
+    problems.push(`${name} must be an https:// URL (http:// only on loopback), got "${value}"`)
+  }
+  return value
+}
+
+/** JWT_*: access tokens from an identity provider. JWT_ISSUER turns them on; without it, no other JWT_ may be set. */
+function readJwt (env: Record<string, string | undefined>, problems: string[], int: (name: string, fallback: number, min: number, max: number) => number): JwtConfig | undefined {
+  const names = Object.keys(env).filter((name) => name.startsWith('JWT_') && env[name] !== undefined)
+  if (env.JWT_ISSUER === undefined) {
+    if (names.length > 0) problems.push(`${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} set, but JWT_ISSUER is not: set it to turn JWT access tokens on`)
+    return undefined
+  }
+  const list = (value: string | undefined): string[] => (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '')
+  const issuer = httpsUrl('JWT_ISSUER', env.JWT_ISSUER, problems)
+  const audience = list(env.JWT_AUDIENCE)
+  if (audience.length === 0) problems.push('JWT_AUDIENCE must name the audience(s) this service accepts (comma-separated): without it, a token meant for any other API of the provider would pass')
+  const algorithms = env.JWT_ALGORITHMS === undefined ? DEFAULT_JWT_ALGORITHMS : list(env.JWT_ALGORITHMS)
+  const refused = algorithms.filter((alg) => !ASYMMETRIC_ALGORITHMS.includes(alg))
+  if (refused.length > 0 || algorithms.length === 0) {
+    problems.push(`JWT_ALGORITHMS may list only asymmetric algorithms (${ASYMMETRIC_ALGORITHMS.join(', ')}); "${refused.join('", "')}" is refused: with HS* anyone holding the shared secret signs, with none no one does`)
+  }
+  const typ = env.JWT_TYP ?? 'at+jwt'
+  if (typ.trim() === '') problems.push('JWT_TYP must not be empty')
+  return {
+    issuer,
+    audience,
+    jwksUrl: env.JWT_JWKS_URL === undefined ? undefined : httpsUrl('JWT_JWKS_URL', env.JWT_JWKS_URL, problems),
+    algorithms,
+    typ,
+    clockToleranceS: int('JWT_CLOCK_TOLERANCE_S', 30, 0, 600),
+    maxAgeS: int('JWT_MAX_AGE_S', 86_400, 60, 30 * 86_400),
+    timeoutMs: int('JWT_JWKS_TIMEOUT_MS', 3000, 100, 60_000),
+    cooldownMs: int('JWT_JWKS_COOLDOWN_MS', 30_000, 0, 3_600_000),
+    maxAgeMs: int('JWT_JWKS_MAX_AGE_MS', 600_000, 1000, 86_400_000),
+    scopeClaim: env.JWT_SCOPE_CLAIM,
+    maxTokenBytes: int('JWT_MAX_TOKEN_BYTES', 8192, 256, 1024 * 1024)
+  }
 }
 
 /** CORS_ORIGINS: exact origins (scheme://host[:port]), comma-separated, or `*`. */
@@ -179,7 +263,7 @@ function readTokens (env: Record<string, string | undefined>, problems: string[]
   if (env.API_TOKENS_FILE !== undefined) {
     source = 'API_TOKENS_FILE'
     try {
-      raw = readFileSync(env.API_TOKENS_FILE, 'utf8').split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'))
+      raw = readSecretFile(env.API_TOKENS_FILE).split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'))
     } catch (err) {
       problems.push(`API_TOKENS_FILE cannot be read: ${(err as Error).message}`)
       return []

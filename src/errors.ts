@@ -11,6 +11,7 @@ function clientError<Args extends unknown[] = []> (code: string, message: string
 }
 
 export const UnauthorizedError = clientError<[string]>('UNAUTHORIZED', '%s', 401)
+export const InsufficientScopeError = clientError<[string]>('INSUFFICIENT_SCOPE', 'The bearer token lacks the scope this operation requires: %s', 403)
 export const NotFoundError = clientError<[string, string]>('NOT_FOUND', 'Route %s %s not found', 404)
 export const MethodNotAllowedError = clientError<[string, string, string]>('METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; it allows %s', 405)
 export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; send a JSON document', 400)
@@ -27,4 +28,5 @@ export const StoreUnavailableError = createError(OWN_CODE_PREFIX + 'STORE_UNAVAI
 export const StoreTimeoutError = createError(OWN_CODE_PREFIX + 'STORE_TIMEOUT', 'The store did not answer in time; retry (the plant may already be stored)', 503, Error, false)
 export const StoreBusyError = createError(OWN_CODE_PREFIX + 'STORE_BUSY', 'Too many creates are waiting for the store; retry shortly', 503, Error, false)
 export const OverloadedError = createError(OWN_CODE_PREFIX + 'OVERLOADED', 'The service is overloaded; retry shortly', 503, Error, false)
+export const KeysUnavailableError = createError(OWN_CODE_PREFIX + 'KEYS_UNAVAILABLE', 'The identity provider\'s signing keys cannot be fetched now, so this token cannot be checked; retry shortly', 503, Error, false)
 export const ShuttingDownError = createError(OWN_CODE_PREFIX + 'SHUTTING_DOWN', 'This instance is shutting down; retry', 503, Error, false)

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from '../src/config.js'
@@ -66,8 +66,21 @@ t.test('reads every variable', async (t) => {
 
 t.test('reads tokens from a file, one per line', async (t) => {
   const file = join(t.testdir(), 'tokens')
-  writeFileSync(file, `# rotated monthly\n${TOKEN}\n\n${TOKEN}-2\n`)
+  writeFileSync(file, `# rotated monthly\n${TOKEN}\n\n${TOKEN}-2\n`, { mode: 0o600 })
   t.same(loadConfig({ API_TOKENS_FILE: file }).apiTokens, [TOKEN, `${TOKEN}-2`])
+})
+
+t.test('a token file that other users can read is refused, as the kept token is', async (t) => {
+  const file = join(t.testdir(), 'tokens')
+  writeFileSync(file, `${TOKEN}\n`)
+  for (const mode of [0o644, 0o640, 0o604]) {
+    chmodSync(file, mode)
+    const err = t.throws(() => loadConfig({ API_TOKENS_FILE: file })) as Error
+    t.match(err.message, `API_TOKENS_FILE cannot be read: ${file} is open to other users (mode ${mode.toString(8)}); run chmod 600 on it`)
+    t.notMatch(err.message, TOKEN, 'the token is not in the message')
+  }
+  chmodSync(file, 0o400)
+  t.same(loadConfig({ API_TOKENS_FILE: file }).apiTokens, [TOKEN], 'read-only for its owner is fine')
 })
 
 t.test('lists every problem at once, clearly', async (t) => {
@@ -86,7 +99,7 @@ t.test('refuses unusable tokens', async (t) => {
   t.throws(() => loadConfig({ API_TOKENS: TOKEN, API_TOKENS_FILE: '/x' }), /either API_TOKENS or API_TOKENS_FILE/)
   t.throws(() => loadConfig({ API_TOKENS_FILE: join(t.testdir(), 'missing') }), /API_TOKENS_FILE cannot be read/)
   const empty = join(t.testdir(), 'empty')
-  writeFileSync(empty, '# nothing yet\n')
+  writeFileSync(empty, '# nothing yet\n', { mode: 0o600 })
   t.throws(() => loadConfig({ API_TOKENS_FILE: empty }), /API_TOKENS_FILE holds no token/)
   t.throws(() => loadConfig({ PORT: '70000' }), /PORT/)
   t.throws(() => loadConfig({ HOST: ' ' }), /HOST must not be empty/)

@@ -57,6 +57,17 @@ t.test('a kept token file that others can read, or that holds no usable token, i
   }
 })
 
+t.test('an API_TOKENS_FILE that other users can read stops the start, with the kept token\'s message', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'tokens')
+  writeFileSync(file, 'a-token-in-an-open-file-0123456789\n')
+  chmodSync(file, 0o644)
+  const server = start(t, { API_TOKENS_FILE: file }, dir)
+  t.equal(await server.exited, 1)
+  t.match(server.output().stderr, /API_TOKENS_FILE cannot be read: \S+tokens is open to other users \(mode 644\); run chmod 600 on it\n/)
+  t.notMatch(server.output().stderr, 'a-token-in-an-open-file', 'the file\'s content is not printed')
+})
+
 t.test('with tokens configured, nothing is made or written', async (t) => {
   const dir = t.testdir()
   const server = start(t, { API_TOKENS: 'configured-token-0123456789' }, dir)
@@ -106,7 +117,7 @@ t.test('SIGHUP re-reads API_TOKENS_FILE: tokens rotate without a restart', async
   const dir = t.testdir()
   const file = join(dir, 'tokens')
   const [oldToken, newToken] = ['old-rotating-token-0123456789', 'new-rotating-token-0123456789']
-  writeFileSync(file, `${oldToken}\n`)
+  writeFileSync(file, `${oldToken}\n`, { mode: 0o600 })
   const server = start(t, { API_TOKENS_FILE: file, LOG_LEVEL: 'info' }, dir)
   const { url } = await server.listening
   const status = async (token: string) => (await postPlant(url, token, '{"id":1,"name":"Fern"}')).status
@@ -124,6 +135,14 @@ t.test('SIGHUP re-reads API_TOKENS_FILE: tokens rotate without a restart', async
   await sleep(300)
   t.equal(await status(newToken), 200, 'a bad file leaves the tokens in force')
   t.match(server.output().stdout, /API tokens not reloaded/)
+
+  writeFileSync(file, `${oldToken}\n`)
+  chmodSync(file, 0o644)
+  server.child.kill('SIGHUP')
+  await sleep(300)
+  t.equal(await status(newToken), 200, 'so does a file that other users can read')
+  t.equal(await status(oldToken), 401)
+  t.match(server.output().stdout, /"problem":"[^"]*is open to other users \(mode 644\); run chmod 600 on it"[^\n]*API tokens not reloaded/)
   t.notMatch(server.output().stdout + server.output().stderr, newToken, 'no token in the logs')
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)

@@ -5,7 +5,7 @@
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
 //   BENCH_BEFORE        a git ref: the http and slow-disk sections run that commit's code too
-//   BENCH_ONLY          one section: http, footprint, slow-disk, postgres, copy or json
+//   BENCH_ONLY          one section: http, footprint, jwt, slow-disk, postgres, copy or json
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,6 +15,7 @@ import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test
 import { childrenOf } from '../../test/helpers/proc.js'
 import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
+import { benchJwt } from './jwt.js'
 import { benchSlowDisk } from './slow-disk.js'
 import { buildRef, CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
 
@@ -311,6 +312,7 @@ try {
     `## Benchmark\n\n\`npm run bench\` on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CPUS.loadThreads + 1} cores (${readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU'}).\n`,
     await run('http', benchHttp),
     await run('footprint', benchFootprint),
+    await run('jwt', async () => await benchJwt({ dir, token: TOKEN, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, freshIds })),
     await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds, before })),
     process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
     process.env.BENCH_PG === '0' ? '' : await run('copy', async () => await benchCopy({ dir })),

@@ -102,6 +102,8 @@ export interface LoadOptions {
   connections: number
   seconds: number
   token?: string
+  /** A file of tokens, one a line, sent in turn instead of `token`. */
+  tokensFile?: string
   /** A fixed body for every request; else a new plant per request with ids from firstId on. */
   body?: string
   firstId?: number
@@ -110,12 +112,18 @@ export interface LoadOptions {
 }
 
 /** Runs wrk on the load cores against POST /plants. */
-export async function runLoad ({ url, connections, seconds, token, body, firstId = 1, cpus = CPUS.load }: LoadOptions): Promise<Load> {
+export async function runLoad ({ url, connections, seconds, token, tokensFile, body, firstId = 1, cpus = CPUS.load }: LoadOptions): Promise<Load> {
   const command = ['wrk', '-t', String(CPUS.loadThreads), '-c', String(connections), '-d', `${seconds}s`, '-s', LUA, `${url}/plants`]
   const wrk = cpus === null ? command : pinned(cpus, command)
   // `times` prints the CPU time of the shell's children: wrk's own cost.
   const child = spawn('bash', ['-c', '"$@" && times', 'bench', ...wrk], {
-    env: { ...process.env, BENCH_TOKEN: token ?? '', ...(body === undefined ? { BENCH_FIRST_ID: String(firstId) } : { BENCH_BODY: body }) }
+    env: {
+      ...process.env,
+      BENCH_TOKEN: token ?? '',
+      BENCH_TOKENS_FILE: tokensFile ?? '',
+      BENCH_LOAD_THREADS: String(CPUS.loadThreads),
+      ...(body === undefined ? { BENCH_FIRST_ID: String(firstId) } : { BENCH_BODY: body })
+    }
   })
   let stdout = ''
   let stderr = ''

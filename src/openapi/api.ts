@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { bearerGuard } from '../security/auth.js'
+import { bearerGuard, type JwtGuardObserver } from '../security/auth.js'
 import type { Config } from '../config.js'
 import { cors } from '../http/cors.js'
 import { overloadProtection } from '../http/limits.js'
@@ -12,19 +12,24 @@ import { UnsupportedMediaTypeError } from '../errors.js'
 import { jsonBodyParser } from '../http/json-body.js'
 import { rateLimits } from '../security/rate-limit.js'
 import type { TokenSet } from '../security/tokens.js'
+import type { JwtVerifier } from '../security/jwt.js'
 
 export interface ApiOptions {
   config: Config
   document: OpenApiDocument
   handlers: Handlers
   tokens: TokenSet
+  /** Access tokens from the identity provider, when JWT_ISSUER is set. */
+  jwt?: JwtVerifier
+  /** Told of each JWT judged. */
+  jwtObserver?: JwtGuardObserver
 }
 
 /**
  * The API's own encapsulated scope: every operation in the document, behind its guards.
  * Nothing registered here reaches /docs or the health probes.
  */
-export async function api (app: FastifyInstance, { config, document, handlers, tokens }: ApiOptions): Promise<void> {
+export async function api (app: FastifyInstance, { config, document, handlers, tokens, jwt, jwtObserver }: ApiOptions): Promise<void> {
   const routes = routesFromDocument(document)
   // First, so that every answer to an allowed origin carries CORS headers, 401s and 503s too.
   await cors(app, { origins: config.corsOrigins, routes })
@@ -33,7 +38,7 @@ export async function api (app: FastifyInstance, { config, document, handlers, t
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
   app.addContentTypeParser('*', (request, _payload, done) => done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? 'none')))
-  const bearer = await bearerGuard(app, tokens, await rateLimits(app, config))
+  const bearer = await bearerGuard(app, tokens, { limits: await rateLimits(app, config), jwt, observer: jwtObserver })
   registerRoutes(app, routes, handlers, document, { 'http:bearer': bearer })
   registerMethodAnswers(app, routes)
 }

@@ -5,30 +5,35 @@ import type { RouteSpec } from './routes.js'
 
 // Step two of two: bind each route from routes.ts to its handler and its security guards.
 
-/** Guards the service implements, keyed by scheme kind: "http:bearer", "apiKey", ... */
-export type Guards = Record<string, onRequestHookHandler>
+/**
+ * Guards the service implements, keyed by scheme kind ("http:bearer", "apiKey", ...): each makes
+ * the hook for one requirement, given the scopes (OpenAPI 3.1: roles, for any scheme) it lists.
+ */
+export type Guards = Record<string, (scopes: string[]) => onRequestHookHandler>
 
 export function schemeKind (scheme: { type?: string, scheme?: string }): string {
   return scheme.type === 'http' ? `http:${String(scheme.scheme).toLowerCase()}` : String(scheme.type)
 }
 
 /**
- * The guards an operation must pass. Fails closed: a scheme the service does not implement
- * is an error, not an open door. `security: []` or an empty alternative `{}` means public.
+ * The guards an operation must pass, each with the scopes its requirement lists. Fails closed: a
+ * scheme the service does not implement is an error, not an open door, and so are alternatives
+ * that differ. `security: []` or an empty alternative `{}` means public.
  */
 export function guardsFor (route: RouteSpec, document: OpenApiDocument, guards: Guards): onRequestHookHandler[] {
   const schemes: Record<string, any> = document.components?.securitySchemes ?? {}
   if (route.security.length === 0 || route.security.some((r) => Object.keys(r).length === 0)) return []
-  const alternatives = route.security.map((requirement) => Object.keys(requirement).map((name) => {
+  const alternatives = route.security.map((requirement) => Object.entries(requirement).map(([name, scopes]) => {
     if (schemes[name] === undefined) throw new Error(`operation ${route.operationId} requires security scheme "${name}", which components.securitySchemes does not define`)
     const kind = schemeKind(schemes[name])
     if (guards[kind] === undefined) throw new Error(`operation ${route.operationId} requires security scheme "${name}" (${kind}), which this service does not implement`)
-    return kind
-  }).sort().join('+'))
-  if (new Set(alternatives).size > 1) {
-    throw new Error(`operation ${route.operationId} offers alternative security requirements (${alternatives.join(' | ')}), which this service does not implement`)
+    return { kind, scopes: [...new Set(scopes)].sort() }
+  }).sort((a, b) => a.kind.localeCompare(b.kind)))
+  const spelled = alternatives.map((guards) => guards.map(({ kind, scopes }) => scopes.length === 0 ? kind : `${kind} [${scopes.join(' ')}]`).join(' + '))
+  if (new Set(spelled).size > 1) {
+    throw new Error(`operation ${route.operationId} offers alternative security requirements (${spelled.join(' | ')}), which this service does not implement`)
   }
-  return alternatives[0].split('+').map((kind) => guards[kind])
+  return alternatives[0].map(({ kind, scopes }) => guards[kind](scopes))
 }
 
 export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], handlers: Handlers, document: OpenApiDocument, guards: Guards): void {

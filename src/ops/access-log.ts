@@ -3,8 +3,10 @@ import type { LogLevel } from '../config.js'
 
 // One access-log line per request, written when the answer has gone out, instead of Fastify's
 // two (incoming and completed): at info level each line costs about as much as a whole request.
-// The line holds the request id (reqId, bound by Fastify), method, url, status, response time and
-// the client's address (the proxy's client, with TRUST_PROXY). Never headers, so never a token.
+// The line holds the request id (reqId, bound by Fastify), method, url, status, response time,
+// the client's address (the proxy's client, with TRUST_PROXY) and, once the bearer guard has passed
+// it, the principal: a JWT's subject, or a static key's identity (a prefix of its hash). Never
+// headers, so never a token.
 
 const LOGGED = new Set<LogLevel>(['info', 'debug', 'trace'])
 
@@ -22,7 +24,7 @@ export class AccessLog extends LogController {
     if (!this.#enabled) return
     // Milliseconds to the microsecond: a shorter line than the float's 17 digits.
     const responseTime = Math.round(reply.elapsedTime * 1000) / 1000
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime, remoteAddress: request.ip }
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime, remoteAddress: request.ip, principal: request.credential?.principal }
     // An error here is the connection's (the client went away mid-answer), not the request's.
     if (error != null) reply.log.warn({ ...line, err: error }, 'request')
     else reply.log.info(line, 'request')

@@ -3,6 +3,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import client from 'prom-client'
 import type { Config } from '../config.js'
+import type { JwtGuardObserver } from '../security/auth.js'
+import type { KeySetObserver } from '../security/jwks.js'
 import type { StoreObserver } from '../store/group-commit.js'
 
 // Prometheus metrics (prom-client), served on a listener of their own (METRICS_PORT, by default
@@ -62,6 +64,28 @@ export class Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry]
   })
+
+  readonly #jwts = new client.Counter({
+    name: 'plant_store_jwt_total',
+    help: 'Identity-provider access tokens judged, by outcome: accepted, insufficient_scope (403), unavailable (503: the keys could not be fetched), or why one was refused (401): oversize, malformed, disallowed_algorithm, unknown_key, bad_signature, expired, not_yet_valid, bad_claims.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry]
+  })
+
+  readonly #keyFetches = new client.Counter({
+    name: 'plant_store_jwks_fetches_total',
+    help: 'Fetches from the identity provider, by document (discovery, jwks) and result (ok, failed).',
+    labelNames: ['document', 'result'] as const,
+    registers: [this.registry]
+  })
+
+  /** What the bearer guard reports each JWT's outcome to. */
+  readonly jwt: JwtGuardObserver = (outcome) => this.#jwts.inc({ outcome })
+
+  /** What the key set reports its fetches to. */
+  readonly keySet: KeySetObserver = {
+    fetched: (document, ok) => this.#keyFetches.inc({ document, result: ok ? 'ok' : 'failed' })
+  }
 
   /** What the store reports to. */
   readonly store: StoreObserver = {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { tokenProblem } from '../config.js'
+import { readSecretFile } from './secret-file.js'
 
 // With no tokens configured, the service makes one, so that `npm start` works out of the box.
 // It is kept in a file beside the database and reused, so that a restart (`npm run dev`
@@ -40,11 +41,14 @@ export function keptToken (path: string): KeptToken {
 
 /** Refuses, rather than replaces, a file others can read or one that holds no usable token. */
 function readKept (path: string): string {
-  const { mode } = statSync(path)
-  if ((mode & 0o077) !== 0) {
-    throw new Error(`${path} is open to other users (mode ${(mode & 0o777).toString(8)}); run chmod 600 on it, or delete it to get a new token`)
+  let text: string
+  try {
+    text = readSecretFile(path)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== undefined) throw err
+    throw new Error(`${(err as Error).message}, or delete it to get a new token`)
   }
-  const token = readFileSync(path, 'utf8').trim()
+  const token = text.trim()
   const problem = tokenProblem(token)
   if (problem !== undefined) throw new Error(`${path} holds no usable token (it ${problem}); delete it to get a new one`)
   return token

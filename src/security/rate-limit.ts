@@ -5,7 +5,8 @@ import { RateLimitedError } from '../errors.js'
 
 // Per-token rate limits (@fastify/rate-limit), counted by each instance in its own memory. The
 // bearer guard (auth.ts) applies them once it has judged the token: a request whose token passed
-// counts against that token's identity (its hash, never the token itself); one it refused counts
+// counts against its credential's identity (a static key's hash, never the key itself; a JWT's
+// issuer and subject, so that a client's reissued tokens share one count); one it refused counts
 // against the client's address (as Fastify sees it: behind TRUST_PROXY, the proxy's client), in
 // a store of its own, so bad tokens can neither spend nor evict a good token's count. Past the
 // limit: 429 with Retry-After. Every counted answer carries RateLimit-Limit, -Remaining and -Reset.
@@ -14,7 +15,7 @@ import { RateLimitedError } from '../errors.js'
 export type Limit = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
 
 export interface Limits {
-  /** Counts a request under the identity of the token it passed with. */
+  /** Counts a request under the identity of the credential it passed with. */
   byToken: Limit
   /** Counts a request whose token was refused, under its client's address. */
   byAddress: Limit
@@ -32,7 +33,7 @@ export async function rateLimits (app: FastifyInstance, { rateLimit: limit }: Pi
   })
   // Each app.rateLimit() counts in a store of its own. Its default key is the client's address.
   return {
-    byToken: app.rateLimit({ keyGenerator: (request) => request.tokenIdentity }),
+    byToken: app.rateLimit({ keyGenerator: (request) => request.credential!.identity }),
     byAddress: app.rateLimit({})
   }
 }

@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url'
 import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
 import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from '../helpers/browser.js'
-import { buildTestApp, document, TOKEN } from '../helpers/app.js'
+import { loadConfig } from '../../src/config.js'
+import { buildTestApp, document, freshDatabase, TOKEN } from '../helpers/app.js'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
 
 // /docs for a person, in a real browser.
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
@@ -62,6 +64,23 @@ if (browserAvailable('the /docs browser test')) {
     await page.screenshot({ path: join(ARTIFACTS, 'docs.png'), fullPage: true })
     t.same([...hosts], [new URL(base).host], 'no request left for any host but the service')
     t.same({ events: await page.evaluate('window.violations'), console: cspErrors }, { events: [], console: [] }, 'Swagger UI did all this under its CSP, with no violation')
+  })
+
+  t.test('Authorize with a pasted identity-provider token works as with a static key', async (t) => {
+    const provider = await startProvider(t)
+    const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE })
+    const app = await buildTestApp(t, config)
+    const base = await app.listen({ port: 0, host: '127.0.0.1' })
+    const page = await (await launchBrowser(t)).newPage()
+    await page.goto(`${base}/docs/`)
+    const operation = page.locator('.opblock-post', { has: page.locator('.opblock-summary-path', { hasText: '/plants' }) })
+    await operation.waitFor()
+    await authorize(page, await provider.mint())
+    await tryItOut(operation)
+    await operation.locator('button.execute').click()
+    const ok = await liveResponse(page)
+    t.equal(ok.status, '200')
+    t.same(JSON.parse(ok.body), { name: 'Boston fern', tag: 'indoor' }, 'the plant is stored')
   })
 
   t.test('a page on another origin cannot frame /docs', async (t) => {

@@ -142,6 +142,8 @@ t.test('the app fails closed on security it does not implement', async (t) => {
   await t.rejects(fixtureApp(t, withScheme({ type: 'http', scheme: 'basic' }, [{ bearerAuth: [], other: [] }]), only), /\(http:basic\)/)
   await t.rejects(fixtureApp(t, withScheme({ type: 'oauth2', flows: {} }, [{ bearerAuth: [] }, { other: [] }]), only), /\(oauth2\)/)
   await t.rejects(fixtureApp(t, withScheme({ type: 'http', scheme: 'bearer' }, [{ nowhere: [] }]), only), /"nowhere", which components.securitySchemes does not define/)
+  await t.rejects(fixtureApp(t, withScheme({ type: 'http', scheme: 'bearer' }, [{ bearerAuth: ['trees:read'] }, { bearerAuth: ['trees:admin'] }]), only), /alternative security requirements \(http:bearer \[trees:read\] \| http:bearer \[trees:admin\]\)/, 'alternatives that differ in scopes too')
+  await t.resolves(fixtureApp(t, withScheme({ type: 'http', scheme: 'bearer' }, [{ bearerAuth: ['trees:read', 'trees:read'] }, { bearerAuth: ['trees:read'] }]), only), 'the same requirement twice is one')
 })
 
 t.test('the document must stay within what the router supports', async (t) => {

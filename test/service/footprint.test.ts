@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
+import { postPlant, startServer } from '../helpers/server-process.js'
+
+// A feature that is off costs nothing: its modules are not loaded. The service runs as a real
+// process, with a hook that records every module it resolves; each feature's libraries appear
+// only when it is configured (the second run of each pair shows the check can see them).
+
+const RECORDER = fileURLToPath(new URL('../helpers/record-modules.ts', import.meta.url))
+const TOKEN = 'footprint-token-0123456789'
+
+/** The modules a service process with `env` resolved while it started, served one create and stopped. */
+async function modulesOf (t: Test, env: Record<string, string>, token = TOKEN): Promise<string[]> {
+  const record = join(t.testdir(), 'modules.txt')
+  const server = startServer(t, { API_TOKENS: TOKEN, RECORD_MODULES_TO: record, ...env }, undefined, ['--import', RECORDER])
+  const { url } = await server.listening
+  t.equal((await postPlant(url, token, '{"id":1,"name":"Fern"}')).status, 200)
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  return readFileSync(record, 'utf8').split('\n')
+}
+
+const loads = (modules: string[], library: string): boolean => modules.some((url) => url.includes(`/node_modules/${library}/`))
+
+t.test('JWT checks: jose loads only with JWT_ISSUER set', async (t) => {
+  t.notOk(loads(await modulesOf(t, {}), 'jose'), 'off: no jose')
+  const provider = await startProvider(t)
+  const on = await modulesOf(t, { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE }, await provider.mint())
+  t.ok(loads(on, 'jose'), 'on: jose')
+})
+
+t.test('metrics: prom-client loads only with METRICS_PORT set', async (t) => {
+  t.notOk(loads(await modulesOf(t, {}), 'prom-client'), 'off: no prom-client')
+  t.ok(loads(await modulesOf(t, { METRICS_PORT: '0' }), 'prom-client'), 'on: prom-client')
+})
