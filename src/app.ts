@@ -14,16 +14,19 @@ import { requestId, echoRequestId } from './http/request-id.js'
 import { API_HEADERS, setHeaders } from './security/headers.js'
 import { openStore } from './store/open.js'
 import { TokenSet } from './security/tokens.js'
+import type { Tracing } from './ops/tracing.js'
 
 export interface BuildOptions {
   /** Where logs go; standard output when not given. */
   logStream?: { write: (line: string) => void }
   /** The accepted tokens, for a caller that replaces them while running; else config.apiTokens. */
   tokens?: TokenSet
+  /** OpenTelemetry, started by the process before the app (ops/tracing.ts); undefined: no traces. */
+  tracing?: Tracing
 }
 
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
-export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens) }: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens), tracing }: BuildOptions = {}): Promise<FastifyInstance> {
   const loaded = loadDocument()
   const { trustProxy } = config
   const app = Fastify({
@@ -42,14 +45,22 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
 
-  // prom-client is loaded only when metrics are on: it is a good part of a start-up otherwise.
+  // prom-client is loaded only when metrics are on, and the service's spans only with tracing.
   const metrics = config.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics()
+  const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.js')
+  if (tracing !== undefined) {
+    tracing.logTo(app.log)
+    if (metrics !== undefined) tracing.countLost(metrics.lostSpans)
+    // First, so that the request's span starts before every other hook runs.
+    await app.register(spans!.tracePlugin(tracing))
+  }
   const store = await openStore(config.databaseUrl, {
     pgPoolSize: config.pgPoolSize,
     timeoutMs: config.storeTimeout,
     maxPending: config.maxPendingCreates,
     onConnectionError: (err) => app.log.warn({ err }, 'store connection failed; replacing it'),
-    observer: metrics?.store
+    observer: metrics?.store,
+    tracer: spans?.commitTracer
   })
   app.addHook('onClose', async () => await store.close())
 
@@ -64,7 +75,8 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
     await connectionLimits(app, { config })
     await app.register(docs, { loaded })
     await app.register(health, { store })
-    await app.register(api, { config, document: loaded.document, handlers: createHandlers({ store }), tokens, jwt, jwtObserver: metrics?.jwt })
+    const traced = spans === undefined ? undefined : { guard: spans.guardTracer, validation: spans.traceValidation }
+    await app.register(api, { config, document: loaded.document, handlers: createHandlers({ store }), tokens, jwt, jwtObserver: metrics?.jwt, tracing: traced })
     await app.ready()
   } catch (err) {
     await app.close() // closes the store, too

@@ -47,7 +47,23 @@ export interface Config {
   rateLimit: { max: number, windowMs: number } | undefined
   /** Access tokens from one identity provider, checked against its key set; undefined: static keys only. */
   jwt: JwtConfig | undefined
+  /** OpenTelemetry traces, when OTEL_* turns them on; undefined: off, and no OpenTelemetry module is loaded. */
+  tracing: TracingConfig | undefined
 }
+
+/**
+ * What the service decides about tracing. The rest (endpoint, headers, timeouts, the batch
+ * queue, resource, sampler) the OpenTelemetry SDK reads from its own OTEL_* variables.
+ */
+export interface TracingConfig {
+  /** otlp: OTLP over HTTP; console: spans printed to stdout, for a developer. */
+  exporter: 'otlp' | 'console'
+  protocol: 'http/protobuf' | 'http/json'
+  /** service.name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names one. */
+  serviceName: string | undefined
+}
+
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']
 
 export interface JwtConfig {
   /** The provider's issuer identifier, matched exactly against `iss`. */
@@ -148,13 +164,52 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const rateLimit = env.RATE_LIMIT_PER_MINUTE === undefined ? undefined : { max: int('RATE_LIMIT_PER_MINUTE', 0, 1, 1_000_000), windowMs: 60_000 }
 
   const jwt = readJwt(env, problems, int)
+  const tracing = readTracing(env, problems)
   const apiTokens = readTokens(env, problems)
   // One token per data directory: beside the SQLite file, or in ./data with PostgreSQL.
   const dataDir = databaseUrl.startsWith('sqlite:') ? dirname(databaseUrl.slice('sqlite:'.length)) : DEFAULT_DATA_DIR
   const generatedTokenFile = join(dataDir, 'api-token')
 
   if (problems.length > 0) throw new ConfigError(problems)
-  return { port, host, databaseUrl, pgPoolSize, storeTimeout, maxPendingCreates, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins, rateLimit, jwt }
+  return { port, host, databaseUrl, pgPoolSize, storeTimeout, maxPendingCreates, bodyLimit, maxHeaderBytes, requestTimeout, keepAliveTimeout, maxConnections, maxEventLoopDelay, shutdownTimeout, apiTokens, generatedTokenFile, logLevel, metricsPort, metricsHost, trustProxy, corsOrigins, rateLimit, jwt, tracing }
+}
+
+/**
+ * The OpenTelemetry SDK's own variables: tracing is on when an OTLP endpoint or a traces exporter
+ * is set (and OTEL_SDK_DISABLED is not true). What the SDK would only warn about and ignore, a
+ * typo in a sampler's name, say, stops the start here, as every other bad value does.
+ */
+function readTracing (env: Record<string, string | undefined>, problems: string[]): TracingConfig | undefined {
+  // As the SDK reads them: an empty variable is an unset one.
+  const otel = (name: string): string | undefined => env[name]?.trim() || undefined
+  const exporter = otel('OTEL_TRACES_EXPORTER')
+  const endpoint = otel('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? otel('OTEL_EXPORTER_OTLP_ENDPOINT')
+  if (otel('OTEL_SDK_DISABLED')?.toLowerCase() === 'true' || exporter === 'none') return undefined
+  if (exporter === undefined && endpoint === undefined) return undefined
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'console') {
+    problems.push(`OTEL_TRACES_EXPORTER must be otlp, console or none, got "${exporter}"`)
+  }
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+    const value = otel(name)
+    if (value === undefined) continue
+    let url: URL | undefined
+    try {
+      url = new URL(value)
+    } catch {}
+    if (url === undefined || !['http:', 'https:'].includes(url.protocol)) problems.push(`${name} must be an http:// or https:// URL, got "${value}"`)
+  }
+  const protocol = otel('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? otel('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf'
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    problems.push(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (OTLP over HTTP), got "${protocol}"`)
+  }
+  const sampler = otel('OTEL_TRACES_SAMPLER')
+  if (sampler !== undefined && !SAMPLERS.includes(sampler)) problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`)
+  const ratio = otel('OTEL_TRACES_SAMPLER_ARG')
+  if (sampler?.endsWith('traceidratio') === true && ratio !== undefined && !(Number(ratio) >= 0 && Number(ratio) <= 1)) {
+    problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${ratio}"`)
+  }
+  const named = otel('OTEL_SERVICE_NAME') !== undefined || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '')
+  return { exporter: exporter === 'console' ? 'console' : 'otlp', protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf', serviceName: named ? undefined : 'plant-store' }
 }
 
 /** Loopback hosts may be reached over plain HTTP (a provider on the same machine); any other must be HTTPS. */

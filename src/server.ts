@@ -6,9 +6,11 @@ import type { KeptToken } from './security/generated-token.js'
 // (or NODE_COMPILE_CACHE), where stale entries are never read and are cleaned with the rest.
 // Only modules loaded after this call are cached, hence the dynamic imports.
 enableCompileCache()
-const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { keptToken }, { TokenSet }] = await Promise.all([
-  import('./app.js'), import('./config.js'), import('./openapi/docs.js'), import('./security/generated-token.js'), import('./security/tokens.js')
+const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { keptToken }, { TokenSet }, { parseStoreUrl }] = await Promise.all([
+  import('./app.js'), import('./config.js'), import('./openapi/docs.js'), import('./security/generated-token.js'), import('./security/tokens.js'), import('./store/url.js')
 ])
+// Time the process needs to exit after the flush of its traces is given up.
+const EXIT_MARGIN_MS = 100
 
 async function main (): Promise<void> {
   let config
@@ -28,8 +30,13 @@ async function main (): Promise<void> {
     config = { ...config, apiTokens: [kept.token] }
   }
 
+  // Traces start before the app, and the store's driver, load: OpenTelemetry instruments pg as it
+  // loads. Off, no OpenTelemetry module is loaded at all.
+  const tracing = config.tracing === undefined
+    ? undefined
+    : await (await import('./ops/tracing.js')).startTracing(config.tracing, { postgres: parseStoreUrl(config.databaseUrl).kind === 'postgres' })
   const tokens = new TokenSet(config.apiTokens)
-  const app = await buildApp(config, { tokens })
+  const app = await buildApp(config, { tokens, tracing })
   const address = await app.listen({ port: config.port, host: config.host })
   const tokenLine = kept === undefined
     ? ''
@@ -45,12 +52,20 @@ async function main (): Promise<void> {
     }
     closing = true
     app.log.info({ signal }, 'closing: draining in-flight requests')
+    const deadline = Date.now() + config.shutdownTimeout
     setTimeout(() => {
       app.log.error('drain deadline passed, exiting')
       process.exit(1)
     }, config.shutdownTimeout).unref()
-    // Stops accepting, waits for in-flight requests, then closes the store (onClose).
-    app.close().then(() => process.exit(0), (err) => {
+    // Stops accepting, waits for in-flight requests, then closes the store (onClose); then the
+    // spans still queued are flushed, for what is left of the bound: a collector that hangs loses
+    // them, and never holds the exit.
+    app.close().then(async () => {
+      if (tracing !== undefined && !await tracing.shutdown(Math.max(deadline - Date.now() - EXIT_MARGIN_MS, 0))) {
+        app.log.warn('the trace collector did not take the last spans in time; exiting without them')
+      }
+      process.exit(0)
+    }, (err) => {
       app.log.error({ err }, 'error while closing')
       process.exit(1)
     })

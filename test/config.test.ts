@@ -109,3 +109,23 @@ t.test('refuses unusable tokens', async (t) => {
   const secret = t.throws(() => loadConfig({ DATABASE_URL: 'mysql://admin:hunter2@db/x' })) as Error
   t.notMatch(secret.message, /hunter2/, 'a password never appears in the message')
 })
+
+t.test('OpenTelemetry: on with an OTLP endpoint or a traces exporter, checked as the SDK would only warn', async (t) => {
+  t.equal(loadConfig({}).tracing, undefined, 'off by default')
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }
+  t.same(loadConfig(endpoint).tracing, { exporter: 'otlp', protocol: 'http/protobuf', serviceName: 'plant-store' }, 'the defaults')
+  t.same(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing?.protocol, 'http/json')
+  t.same(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing?.exporter, 'console', 'an exporter alone turns it on')
+  t.equal(loadConfig({ ...endpoint, OTEL_SERVICE_NAME: 'plants-eu' }).tracing?.serviceName, undefined, 'OTEL_SERVICE_NAME names the service (the SDK reads it)')
+  t.equal(loadConfig({ ...endpoint, OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=plants-eu' }).tracing?.serviceName, undefined, 'so does service.name in OTEL_RESOURCE_ATTRIBUTES')
+  t.equal(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing, undefined, 'none turns it off')
+  t.equal(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing, undefined, 'so does OTEL_SDK_DISABLED')
+  t.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing, undefined, 'an empty variable is an unset one')
+  t.equal(loadConfig({ ...endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing?.exporter, 'otlp')
+  const err = t.throws(() => loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'jaeger', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_TRACES_SAMPLER: 'parentbased_traceidration', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318' })) as Error
+  t.match(err.message, /OTEL_TRACES_EXPORTER must be otlp, console or none, got "jaeger"/)
+  t.match(err.message, /must be http\/protobuf or http\/json \(OTLP over HTTP\), got "grpc"/)
+  t.match(err.message, /OTEL_TRACES_SAMPLER must be one of .*, got "parentbased_traceidration"/)
+  t.match(err.message, /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http:\/\/ or https:\/\/ URL/)
+  t.throws(() => loadConfig({ ...endpoint, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' }), /OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "1.5"/)
+})

@@ -9,6 +9,8 @@
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/helpers/embedded-postgres.js'
@@ -55,10 +57,17 @@ spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
 const before = process.env.BENCH_BEFORE === undefined ? undefined : buildRef(process.env.BENCH_BEFORE)
 const BEFORE = `before (${before?.ref}), LOG_LEVEL=warn`
 
+// A trace collector that takes every export and keeps nothing, for the variant with traces on.
+const collector = createServer((request, response) => { request.resume(); request.on('end', () => response.end()) })
+await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
+collector.unref()
+const COLLECTOR = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`
+
 const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
   'service, defaults (LOG_LEVEL=info)': service({}),
   'service, LOG_LEVEL=warn': service({ LOG_LEVEL: 'warn' }),
   'service, LOG_LEVEL=warn, metrics on': service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
+  'service, LOG_LEVEL=warn, traces on': service({ LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: COLLECTOR }),
   ...(before !== undefined && { [BEFORE]: service({ LOG_LEVEL: 'warn' }, undefined, before.server) }),
   'bare Fastify (logger off)': baseline
 }
@@ -126,7 +135,7 @@ async function benchHttp (): Promise<string> {
     const ratios = runs[scenario][name].map((r, i) => runs[scenario][over][i].cpuUsPerRequest / r.cpuUsPerRequest)
     return `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
   }
-  const services = Object.keys(VARIANTS).filter((name) => name !== BASELINE && name !== BEFORE && !name.includes('metrics'))
+  const services = Object.keys(VARIANTS).filter((name) => name !== BASELINE && name !== BEFORE && !name.includes('metrics') && !name.includes('traces'))
   const headline = [
     `| scenario | ${services.map((s) => `${s}: µs/req, ratio to bare`).join(' | ')} | bare Fastify µs/req |`,
     `| --- |${' ---: |'.repeat(services.length + 1)}`,
@@ -166,6 +175,10 @@ async function benchHttp (): Promise<string> {
     '#### Prometheus metrics (METRICS_PORT set) against none, at LOG_LEVEL=warn',
     '',
     ...cost('service, LOG_LEVEL=warn', 'service, LOG_LEVEL=warn, metrics on'),
+    '',
+    '#### Traces on (OTLP/HTTP protobuf to a collector on loopback that discards them, every request sampled) against off, at LOG_LEVEL=warn',
+    '',
+    ...cost('service, LOG_LEVEL=warn', 'service, LOG_LEVEL=warn, traces on'),
     '',
     ...(before === undefined
       ? []

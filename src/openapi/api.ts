@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { bearerGuard, type JwtGuardObserver } from '../security/auth.js'
+import { bearerGuard, type GuardTracer, type JwtGuardObserver } from '../security/auth.js'
 import type { Config } from '../config.js'
 import { cors } from '../http/cors.js'
 import { overloadProtection } from '../http/limits.js'
@@ -23,13 +23,21 @@ export interface ApiOptions {
   jwt?: JwtVerifier
   /** Told of each JWT judged. */
   jwtObserver?: JwtGuardObserver
+  tracing?: ApiTracing
+}
+
+/** Spans of the API's costly parts (ops/trace-spans.ts), when traces are on. */
+export interface ApiTracing {
+  guard: GuardTracer
+  /** Adds validation's span to the scope's routes. */
+  validation: (app: FastifyInstance) => void
 }
 
 /**
  * The API's own encapsulated scope: every operation in the document, behind its guards.
  * Nothing registered here reaches /docs or the health probes.
  */
-export async function api (app: FastifyInstance, { config, document, handlers, tokens, jwt, jwtObserver }: ApiOptions): Promise<void> {
+export async function api (app: FastifyInstance, { config, document, handlers, tokens, jwt, jwtObserver, tracing }: ApiOptions): Promise<void> {
   const routes = routesFromDocument(document)
   // First, so that every answer to an allowed origin carries CORS headers, 401s and 503s too.
   await cors(app, { origins: config.corsOrigins, routes })
@@ -38,7 +46,8 @@ export async function api (app: FastifyInstance, { config, document, handlers, t
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
   app.addContentTypeParser('*', (request, _payload, done) => done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? 'none')))
-  const bearer = await bearerGuard(app, tokens, { limits: await rateLimits(app, config), jwt, observer: jwtObserver })
+  const bearer = await bearerGuard(app, tokens, { limits: await rateLimits(app, config), jwt, observer: jwtObserver, tracer: tracing?.guard })
+  tracing?.validation(app)
   registerRoutes(app, routes, handlers, document, { 'http:bearer': bearer })
   registerMethodAnswers(app, routes)
 }

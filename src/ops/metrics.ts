@@ -6,6 +6,7 @@ import type { Config } from '../config.js'
 import type { JwtGuardObserver } from '../security/auth.js'
 import type { KeySetObserver } from '../security/jwks.js'
 import type { StoreObserver } from '../store/group-commit.js'
+import type { LostSpans } from './tracing.js'
 
 // Prometheus metrics (prom-client), served on a listener of their own (METRICS_PORT, by default
 // on 127.0.0.1), never on the public API port. With METRICS_PORT unset nothing is measured.
@@ -78,6 +79,16 @@ export class Metrics {
     labelNames: ['document', 'result'] as const,
     registers: [this.registry]
   })
+
+  readonly #lostSpans = new client.Counter({
+    name: 'plant_store_trace_spans_lost_total',
+    help: 'Spans that never reached the trace collector, by reason: queue_full (dropped: the export queue, OTEL_BSP_MAX_QUEUE_SIZE, was full), or the error their export failed with.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry]
+  })
+
+  /** What tracing reports lost spans to. */
+  readonly lostSpans: LostSpans = (count, reason) => this.#lostSpans.inc({ reason }, count)
 
   /** What the bearer guard reports each JWT's outcome to. */
   readonly jwt: JwtGuardObserver = (outcome) => this.#jwts.inc({ outcome })

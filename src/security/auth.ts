@@ -1,8 +1,8 @@
 import bearerAuth from '@fastify/bearer-auth'
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { InsufficientScopeError, KeysUnavailableError, UnauthorizedError } from '../errors.js'
 import type { JwtOutcome, JwtVerdict, JwtVerifier } from './jwt.js'
-import type { Limits } from './rate-limit.js'
+import type { Limit, Limits } from './rate-limit.js'
 import type { TokenSet } from './tokens.js'
 
 /** Who passed the bearer guard: a static key, trusted for every operation, or a provider's JWT. */
@@ -24,11 +24,22 @@ declare module 'fastify' {
 /** What the guard tells of each JWT it judged, scopes included: what the metrics count. */
 export type JwtGuardObserver = (outcome: JwtOutcome | 'insufficient_scope') => void
 
+/** The guard's verdict on a request: what a trace shows, beside the kind of token (never the token). */
+export type GuardOutcome = JwtOutcome | 'missing' | 'not_bearer' | 'invalid' | 'insufficient_scope' | 'rate_limited'
+/** static or jwt: a token that passed as one, or a JWT refused; unknown: neither; none: no bearer token. */
+export type TokenKind = 'static' | 'jwt' | 'unknown' | 'none'
+
+/** Traces each guard (ops/trace-spans.ts): `start` is told of a request, and returns what ends its span. */
+export interface GuardTracer {
+  start: (request: FastifyRequest) => (outcome: GuardOutcome, kind: TokenKind) => void
+}
+
 export interface BearerOptions {
   limits?: Limits
   /** Access tokens from the identity provider, when JWT_ISSUER is set. */
   jwt?: JwtVerifier
   observer?: JwtGuardObserver
+  tracer?: GuardTracer
 }
 
 const BEARER = /^bearer(?:\s|$)/i
@@ -50,19 +61,18 @@ const MESSAGES: Partial<Record<JwtOutcome, string>> = {
  * provider's keys cannot be had (the token may be good). With rate limits, a request is counted
  * once judged: under its credential's identity when it passed, under its client's address when not.
  */
-export async function bearerGuard (app: FastifyInstance, tokens: TokenSet, { limits, jwt, observer }: BearerOptions = {}): Promise<(scopes: string[]) => onRequestHookHandler> {
+export async function bearerGuard (app: FastifyInstance, tokens: TokenSet, { limits, jwt, observer, tracer }: BearerOptions = {}): Promise<(scopes: string[]) => onRequestHookHandler> {
   app.decorateRequest('credential', null)
   // bearer-auth only hears true or false: why a JWT was refused waits here for the guard.
   const refusals = new WeakMap<FastifyRequest, JwtVerdict>()
   const judged = (verdict: JwtVerdict, request: FastifyRequest): boolean => {
-    if (verdict.outcome === 'accepted') {
-      const { issuer, subject, scopes } = verdict.principal
-      request.credential = { kind: 'jwt', identity: `jwt ${issuer} ${subject}`, principal: subject, scopes }
-      return true
+    if (verdict.outcome !== 'accepted') {
+      refusals.set(request, verdict)
+      return false
     }
-    observer?.(verdict.outcome)
-    refusals.set(request, verdict)
-    return false
+    const { issuer, subject, scopes } = verdict.principal
+    request.credential = { kind: 'jwt', identity: `jwt ${issuer} ${subject}`, principal: subject, scopes }
+    return true
   }
   const auth = (token: string, request: FastifyRequest): boolean | Promise<boolean> => {
     const identity = tokens.identify(token)
@@ -77,26 +87,6 @@ export async function bearerGuard (app: FastifyInstance, tokens: TokenSet, { lim
   await app.register(bearerAuth, { keys: [], auth, addHook: false, specCompliance: 'rfc6749', verifyErrorLogLevel: 'debug' })
   const verify = app.verifyBearerAuth!
 
-  const admit = limits === undefined
-    ? (_request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => done()
-    : (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => { limits.byToken(request, reply).then(() => done(), done) }
-  const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, challenge: string, error: Error): void => {
-    const answer = (): void => {
-      if (challenge !== '') reply.header('www-authenticate', challenge)
-      done(error)
-    }
-    if (limits === undefined) answer()
-    else limits.byAddress(request, reply).then(answer, done)
-  }
-  const refused = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const verdict = refusals.get(request)
-    if (verdict?.outcome === 'unavailable') {
-      reply.header('retry-after', String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))))
-      return refuse(request, reply, done, '', new KeysUnavailableError())
-    }
-    refuse(request, reply, done, REJECTED, new UnauthorizedError((verdict && MESSAGES[verdict.outcome]) ?? 'Invalid bearer token'))
-  }
-
   return (scopes) => {
     const scope = scopes.join(' ')
     const insufficient = `${CHALLENGE}, error="insufficient_scope", scope="${scope}"`
@@ -104,23 +94,40 @@ export async function bearerGuard (app: FastifyInstance, tokens: TokenSet, { lim
     const allowed = scopes.length === 0
       ? (_credential: Credential) => true
       : (credential: Credential) => credential.kind === 'static' || scopes.every((s) => credential.scopes.has(s))
+
     return function guard (request, reply, done) {
+      const traced = tracer?.start(request)
+      /** Ends the guard's span, then goes on, or answers `error`. */
+      const decide = (outcome: GuardOutcome, kind: TokenKind, error?: Error): void => {
+        traced?.(outcome, kind)
+        done(error)
+      }
+      /**
+       * The verdict: the metrics count a JWT's; then the request is counted as RATE_LIMIT_PER_MINUTE
+       * says, and goes on or answers `error`, or past the limit, the 429.
+       */
+      const counted = (limit: Limit | undefined, outcome: Exclude<GuardOutcome, 'rate_limited'>, kind: TokenKind, error?: Error, headers: Record<string, string> = {}): void => {
+        if (kind === 'jwt') observer?.(outcome as JwtOutcome | 'insufficient_scope')
+        const answer = (): void => { reply.headers(headers); decide(outcome, kind, error) }
+        if (limit === undefined) return answer()
+        limit(request, reply).then(answer, (limited: Error) => decide('rate_limited', kind, limited))
+      }
       const header = request.headers.authorization
       // No bearer credentials at all: RFC 6750 wants the bare challenge, with no error code.
-      if (header === undefined) return refuse(request, reply, done, CHALLENGE, new UnauthorizedError('Missing bearer token'))
-      if (!BEARER.test(header)) return refuse(request, reply, done, CHALLENGE, new UnauthorizedError('Authorization must use the Bearer scheme'))
+      if (header === undefined) return counted(limits?.byAddress, 'missing', 'none', new UnauthorizedError('Missing bearer token'), { 'www-authenticate': CHALLENGE })
+      if (!BEARER.test(header)) return counted(limits?.byAddress, 'not_bearer', 'none', new UnauthorizedError('Authorization must use the Bearer scheme'), { 'www-authenticate': CHALLENGE })
       verify(request, reply, (err?: Error) => {
-        if (err !== undefined) return refused(request, reply, done)
-        const credential = request.credential!
-        if (!allowed(credential)) {
-          observer?.('insufficient_scope')
-          return admit(request, reply, (limited?: Error) => {
-            if (limited === undefined) reply.header('www-authenticate', insufficient)
-            done(limited ?? new InsufficientScopeError(scope))
-          })
+        if (err !== undefined) {
+          const verdict = refusals.get(request)
+          if (verdict === undefined) return counted(limits?.byAddress, 'invalid', 'unknown', new UnauthorizedError('Invalid bearer token'), { 'www-authenticate': REJECTED })
+          if (verdict.outcome === 'unavailable') {
+            return counted(limits?.byAddress, 'unavailable', 'jwt', new KeysUnavailableError(), { 'retry-after': String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))) })
+          }
+          return counted(limits?.byAddress, verdict.outcome, 'jwt', new UnauthorizedError(MESSAGES[verdict.outcome] ?? 'Invalid bearer token'), { 'www-authenticate': REJECTED })
         }
-        if (credential.kind === 'jwt') observer?.('accepted')
-        admit(request, reply, done)
+        const credential = request.credential!
+        if (!allowed(credential)) return counted(limits?.byToken, 'insufficient_scope', 'jwt', new InsufficientScopeError(scope), { 'www-authenticate': insufficient })
+        counted(limits?.byToken, 'accepted', credential.kind)
       })
     }
   }

@@ -10,6 +10,7 @@ import type { CreateOutcome, RowResult, StoredPlant } from './store.js'
 // (StoreTimeoutError past it), and past `maxPending` creates waiting for a commit a new one is
 // refused at once (StoreBusyError), so a stuck disk or database holds a bounded amount of memory.
 // A create answered by its timeout still waits for its commit, and counts, until the store answers.
+// With traces on, each commit is one span linked to the creates it holds (a CommitTracer).
 
 /** STORE_TIMEOUT_MS and MAX_PENDING_CREATES when unset. */
 export const DEFAULT_BOUNDS = {
@@ -35,6 +36,17 @@ export interface StoreObserver {
   waited: (seconds: number) => void
 }
 
+/**
+ * Traces each commit as one span linked to the creates it holds (ops/trace-spans.ts implements
+ * it, with OpenTelemetry). Without one, nothing is captured or traced.
+ */
+export interface CommitTracer {
+  /** The trace context a create arrives in, kept with it until its commit. */
+  capture: () => unknown
+  /** Runs a commit in its span, linked to the captured contexts of its creates. */
+  trace: (links: unknown[], commit: () => Promise<RowResult[]>) => Promise<RowResult[]>
+}
+
 export interface GroupCommitOptions {
   /** Most creates one commit takes; a longer queue is committed in several. */
   maxBatch: number
@@ -45,11 +57,14 @@ export interface GroupCommitOptions {
   /** Most creates waiting for a commit. */
   maxPending?: number
   observer?: StoreObserver
+  tracer?: CommitTracer
 }
 
 interface Pending {
   plant: StoredPlant
   arrived: number
+  /** The create's trace context, when commits are traced. */
+  link: unknown
   timer: NodeJS.Timeout
   resolve: (outcome: CreateOutcome) => void
   reject: (err: unknown) => void
@@ -80,7 +95,7 @@ export class GroupCommit {
     this.#options.observer?.pending(this.#pending)
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new StoreTimeoutError()), this.#timeoutMs)
-      this.#queue.push({ plant, arrived: performance.now(), timer, resolve, reject })
+      this.#queue.push({ plant, arrived: performance.now(), link: this.#options.tracer?.capture(), timer, resolve, reject })
       this.#schedule()
     })
   }
@@ -108,8 +123,10 @@ export class GroupCommit {
     const started = performance.now()
     let results: RowResult[] | undefined
     let failed: unknown
+    const commit = async (): Promise<RowResult[]> => await this.#commit(batch.map(({ plant }) => plant))
+    const { tracer } = this.#options
     try {
-      results = await this.#commit(batch.map(({ plant }) => plant))
+      results = await (tracer === undefined ? commit() : tracer.trace(batch.map(({ link }) => link), commit))
     } catch (err) {
       failed = err
     }

@@ -1,8 +1,10 @@
-import type { GroupCommitOptions } from './group-commit.js'
+import type { CommitTracer, GroupCommitOptions } from './group-commit.js'
 import type { PlantStore } from './store.js'
 import { parseStoreUrl } from './url.js'
 
 export type StoreOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
+  /** Traces each commit, given the store's kind (the db.system.name of its spans). */
+  tracer?: (store: 'sqlite' | 'postgresql') => CommitTracer
   pgPoolSize: number
   /**
    * Told of a failure no request is waiting on: an idle PostgreSQL connection's error, or the
@@ -12,12 +14,12 @@ export type StoreOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | '
 }
 
 /** Opens the store a URL names (as DATABASE_URL does), running its migrations, and loading only that store's driver. */
-export async function openStore (databaseUrl: string, { pgPoolSize, onConnectionError, ...bounds }: StoreOptions): Promise<PlantStore> {
+export async function openStore (databaseUrl: string, { pgPoolSize, onConnectionError, tracer, ...bounds }: StoreOptions): Promise<PlantStore> {
   const store = parseStoreUrl(databaseUrl)
   if (store.kind === 'sqlite') {
     const { openSqliteStore } = await import('./sqlite.js')
-    return await openSqliteStore(store.path, { onWorkerExit: onConnectionError, ...bounds })
+    return await openSqliteStore(store.path, { onWorkerExit: onConnectionError, tracer: tracer?.('sqlite'), ...bounds })
   }
   const { openPostgresStore } = await import('./postgres.js')
-  return await openPostgresStore(store.url, { poolSize: pgPoolSize, onIdleError: onConnectionError, ...bounds })
+  return await openPostgresStore(store.url, { poolSize: pgPoolSize, onIdleError: onConnectionError, tracer: tracer?.('postgresql'), ...bounds })
 }

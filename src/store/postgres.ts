@@ -24,7 +24,7 @@ export function isUnavailable (err: any): boolean {
   return NETWORK_CODES.has(err?.code) || String(err?.code).startsWith('08') || UNAVAILABLE_MESSAGE.test(String(err?.message))
 }
 
-export type PostgresOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
+export type PostgresOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending' | 'tracer'> & {
   poolSize: number
   /** Told of errors on idle pooled connections, which no query is waiting to receive. */
   onIdleError?: (err: Error) => void
@@ -141,7 +141,7 @@ export async function openPostgresStore (connectionString: string, options: Post
     })
   }
   // Commits run side by side on the pool's connections; each waits for its own WAL flush.
-  const group = new GroupCommit(commitBatch, { maxBatch: MAX_BATCH, maxInFlight: options.poolSize, observer: options.observer, timeoutMs: options.timeoutMs, maxPending: options.maxPending })
+  const group = new GroupCommit(commitBatch, { maxBatch: MAX_BATCH, maxInFlight: options.poolSize, observer: options.observer, tracer: options.tracer, timeoutMs: options.timeoutMs, maxPending: options.maxPending })
 
   return {
     create: (plant) => group.create(plant),

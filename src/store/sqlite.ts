@@ -22,7 +22,7 @@ const MAX_IN_FLIGHT = 4
 // Waits between attempts to replace a dead worker, doubling up to the last.
 const RESTART_DELAYS_MS = [50, 100, 200, 500, 1000, 2000, 5000]
 
-export type SqliteOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
+export type SqliteOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending' | 'tracer'> & {
   /** Told when the worker dies, before it is replaced. */
   onWorkerExit?: (err: Error) => void
 }

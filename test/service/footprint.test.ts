@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
+import { startReceiver } from '../helpers/otlp-receiver.js'
 import { postPlant, startServer } from '../helpers/server-process.js'
 
 // A feature that is off costs nothing: its modules are not loaded. The service runs as a real
@@ -35,4 +36,13 @@ t.test('JWT checks: jose loads only with JWT_ISSUER set', async (t) => {
 t.test('metrics: prom-client loads only with METRICS_PORT set', async (t) => {
   t.notOk(loads(await modulesOf(t, {}), 'prom-client'), 'off: no prom-client')
   t.ok(loads(await modulesOf(t, { METRICS_PORT: '0' }), 'prom-client'), 'on: prom-client')
+})
+
+t.test('tracing: no OpenTelemetry module without an OTLP endpoint or exporter', async (t) => {
+  const off = await modulesOf(t, {})
+  t.notOk(off.some((url) => url.includes('/node_modules/@opentelemetry/') || url.includes('/node_modules/@fastify/otel/')), 'off: none')
+  const receiver = await startReceiver(t)
+  const on = await modulesOf(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
+  t.ok(loads(on, '@opentelemetry/sdk-node') && loads(on, '@fastify/otel'), 'on: the SDK and @fastify/otel')
+  t.notOk(loads(on, '@opentelemetry/instrumentation-pg'), 'on SQLite: not the pg instrumentation')
 })

@@ -1,0 +1,130 @@
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span } from '@opentelemetry/api'
+import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from 'fastify'
+import type { GuardTracer } from '../security/auth.js'
+import type { CommitTracer } from '../store/group-commit.js'
+import type { RowResult } from '../store/store.js'
+import type { Tracing } from './tracing.js'
+
+// The service's own spans, beside @fastify/otel's request and handler spans: the parts of a
+// request that cost (the bearer guard, validation) and the group commit, which serves many
+// requests and so is a span of its own, linked to each create it holds, and they to it. Every
+// log line of a traced request carries its trace_id and span_id. Attributes name outcomes and
+// kinds, never a token, its hash, or a body.
+
+const tracer = trace.getTracer('plant-store')
+const VALIDATION = Symbol('validation span')
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    [VALIDATION]?: Span | null
+  }
+}
+
+/** The request's span context, when @fastify/otel traces the request (probes are not traced). */
+function requestContext (request: FastifyRequest): Context | undefined {
+  const otel = request.opentelemetry()
+  return otel.instrumented ? otel.context ?? undefined : undefined
+}
+
+/** The root: @fastify/otel's request spans, the logs joined to them, and each answer's error.type. */
+export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
+  const plugin: FastifyPluginCallback = (app, _options, done) => {
+    app.register(tracing.fastify.plugin())
+    app.after(() => {
+      // After @fastify/otel's onRequest, which starts the request's span.
+      app.addHook('onRequest', (request, reply, next) => {
+        const span = request.opentelemetry().span
+        if (span?.isRecording() === true) {
+          const { traceId, spanId } = span.spanContext()
+          request.log = reply.log = request.log.child({ trace_id: traceId, span_id: spanId })
+        }
+        next()
+      })
+      // HTTP semantic conventions: error.type on a failed request is its status code.
+      app.addHook('onSend', (request, reply, payload, next) => {
+        if (reply.statusCode >= 400) request.opentelemetry().span?.setAttribute('error.type', String(reply.statusCode))
+        next(null, payload)
+      })
+    })
+    done()
+  }
+  ;(plugin as any)[Symbol.for('skip-override')] = true
+  return plugin
+}
+
+/** The bearer guard's span: its outcome and the kind of token. */
+export const guardTracer: GuardTracer = {
+  start (request) {
+    const parent = requestContext(request)
+    if (parent === undefined) return () => {}
+    const span = tracer.startSpan('bearer guard', {}, parent)
+    return (outcome, kind) => {
+      span.setAttributes({ 'plant_store.auth.outcome': outcome, 'plant_store.auth.token_kind': kind })
+      if (outcome !== 'accepted') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
+      span.end()
+    }
+  }
+}
+
+/** Validation's span, in the API's scope: from the body's first byte to the handler, or to the error. */
+export function traceValidation (app: FastifyInstance): void {
+  const end = (request: FastifyRequest, error?: Error): void => {
+    const span = request[VALIDATION]
+    if (span == null) return
+    request[VALIDATION] = null
+    if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error.message })
+    span.end()
+  }
+  app.addHook('preParsing', (request, _reply, payload, next) => {
+    const parent = requestContext(request)
+    if (parent !== undefined) request[VALIDATION] = tracer.startSpan('validation', {}, parent)
+    next(null, payload)
+  })
+  app.addHook('preHandler', (request, _reply, next) => {
+    end(request)
+    next()
+  })
+  app.addHook('onError', (request, _reply, error, next) => {
+    end(request, error)
+    next()
+  })
+}
+
+/** The group commit's spans, for a store of `system` (sqlite, postgresql). */
+export function commitTracer (system: string): CommitTracer {
+  return {
+    // A create arrives in its handler's span, within its request's trace.
+    capture: () => trace.getSpan(context.active()),
+    async trace (links, commit) {
+      const creates = (links as Array<Span | undefined>).filter((span): span is Span => span?.isRecording() === true)
+      if (creates.length === 0) return await commit()
+      // A trace of its own: it belongs to no one request more than to the others.
+      const root = trace.deleteSpan(context.active())
+      const span = tracer.startSpan('group commit', {
+        kind: SpanKind.INTERNAL,
+        links: creates.map((create): Link => ({ context: create.spanContext() })),
+        attributes: { 'db.system.name': system, 'plant_store.batch.size': links.length }
+      }, root)
+      // And each create's span to the commit that held it: a slow create shows its commit.
+      for (const create of creates) create.addLink({ context: span.spanContext() })
+      try {
+        // PostgreSQL's statements (the pg instrumentation) are this span's children.
+        const results = await context.with(trace.setSpan(root, span), commit)
+        span.setAttributes(outcomes(results))
+        return results
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message })
+        throw err
+      } finally {
+        span.end()
+      }
+    }
+  }
+}
+
+/** How many creates of a commit were created, replayed, conflicted or failed. */
+function outcomes (results: RowResult[]): Record<string, number> {
+  const counts = { created: 0, replayed: 0, conflict: 0, failed: 0 }
+  for (const result of results) counts[typeof result === 'string' ? result : 'failed']++
+  return Object.fromEntries(Object.entries(counts).map(([outcome, count]) => [`plant_store.batch.${outcome}`, count]))
+}

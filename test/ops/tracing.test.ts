@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import t, { type Test } from 'tap'
+import { freePort } from '../helpers/embedded-postgres.js'
+import { startReceiver, type ReceivedSpan, type Receiver } from '../helpers/otlp-receiver.js'
+import { freshDatabaseUrl } from '../helpers/postgres.js'
+import { startServer } from '../helpers/server-process.js'
+
+// Traces, as an operator whose platform collects OpenTelemetry gets them: the service as a real
+// process, configured by the SDK's own OTEL_* variables, exporting over OTLP/HTTP to a receiver
+// the test runs. Tracing off loads no OpenTelemetry module: test/service/footprint.test.ts.
+
+const TOKEN = 'tracing-token-0123456789abc'
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
+const CALLER = '00f067aa0ba902b7'
+// The name each create sends: it must appear in no span.
+const SECRET_NAME = 'a name only the body holds 7f1c'
+
+/** A service exporting to `receiver` (OTLP/JSON, so the test reads it), batches every 100 ms. */
+async function tracedService (t: Test, receiver: Receiver | string, env: Record<string, string> = {}) {
+  const server = startServer(t, {
+    API_TOKENS: TOKEN,
+    LOG_LEVEL: 'info',
+    OTEL_EXPORTER_OTLP_ENDPOINT: typeof receiver === 'string' ? receiver : receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    ...env
+  })
+  const { url } = await server.listening
+  let nextId = 1
+  const create = async (headers: Record<string, string> = {}, body?: string) => {
+    const res = await fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+      body: body ?? JSON.stringify({ id: nextId++, name: SECRET_NAME })
+    })
+    await res.arrayBuffer()
+    return res
+  }
+  /** The access lines the service wrote so far. */
+  const accessLines = () => server.output().stdout.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line))
+  return { server, url, create, accessLines }
+}
+
+const byName = (spans: ReceivedSpan[], name: string) => spans.filter((span) => span.name === name)
+
+t.test('a create with a traceparent continues the caller\'s trace, down to the group commit', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create, accessLines } = await tracedService(t, receiver)
+  t.equal((await create({ traceparent: `00-${TRACE}-${CALLER}-01` })).status, 200)
+  const mine = () => receiver.spans.filter((span) => span.traceId === TRACE)
+  await receiver.waitFor(() => mine().length >= 4 && receiver.spans.some((span) => span.name === 'group commit'), 'the create\'s spans and its commit')
+
+  const [request] = byName(mine(), 'POST /plants')
+  t.ok(request, 'the request span, named by method and route')
+  t.equal(request.parentSpanId, CALLER, 'its parent is the caller\'s span')
+  t.equal(request.kind, 2, 'a server span')
+  t.match(request.attributes, { 'http.request.method': 'POST', 'http.route': '/plants', 'http.response.status_code': 200 })
+  t.equal(request.resource['service.name'], 'plant-store', 'the default service name')
+  for (const name of ['bearer guard', 'validation', 'handler - createPlant']) {
+    t.equal(byName(mine(), name)[0]?.parentSpanId, request.spanId, `${name}: a child of the request span`)
+  }
+  t.match(byName(mine(), 'bearer guard')[0].attributes, { 'plant_store.auth.outcome': 'accepted', 'plant_store.auth.token_kind': 'static' })
+
+  const handler = byName(mine(), 'handler - createPlant')[0]
+  const commit = receiver.spans.find((span) => span.name === 'group commit' && span.links.some((link) => link.spanId === handler.spanId))
+  t.ok(commit, 'the commit span links to the create it held')
+  t.same(commit!.links.find((link) => link.spanId === handler.spanId), { traceId: TRACE, spanId: handler.spanId }, 'in the request\'s trace')
+  t.match(commit!.attributes, { 'db.system.name': 'sqlite', 'plant_store.batch.size': 1, 'plant_store.batch.created': 1 })
+  t.same(handler.links, [{ traceId: commit!.traceId, spanId: commit!.spanId }], 'and the create links back to its commit')
+
+  const line = accessLines().find((l) => l.trace_id === TRACE)
+  t.ok(line, 'the access line carries the trace id')
+  t.equal(line.span_id, request.spanId, 'and the request span\'s id')
+})
+
+t.test('without a traceparent a new trace starts; sampled out, nothing is exported and the line has no trace id', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create, accessLines } = await tracedService(t, receiver)
+  await create()
+  await receiver.waitFor(() => byName(receiver.spans, 'POST /plants').length === 1, 'a request span')
+  const [request] = byName(receiver.spans, 'POST /plants')
+  t.equal(request.parentSpanId, '', 'a root span')
+  t.not(request.traceId, TRACE)
+  t.equal(accessLines()[0].trace_id, request.traceId)
+
+  const unsampled = '0af7651916cd43dd8448eb211c80319c'
+  await create({ traceparent: `00-${unsampled}-b7ad6b7169203331-00` })
+  await create()
+  await receiver.waitFor(() => byName(receiver.spans, 'POST /plants').length === 2, 'the next sampled request')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(receiver.spans.filter((span) => span.traceId === unsampled).length, 0, 'no span of a trace the caller sampled out')
+  t.equal(receiver.spans.filter((span) => span.name === 'group commit').length, 2, 'nor a commit span for its create')
+  const line = accessLines()[1]
+  t.equal(line.statusCode, 200)
+  t.notOk('trace_id' in line || 'span_id' in line, 'its access line has no trace id')
+})
+
+t.test('rejections are error spans, cheap ones; no attribute holds a token, its hash or the body', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create } = await tracedService(t, receiver)
+  t.equal((await create({ authorization: 'Bearer not-the-token-0123456789' })).status, 401)
+  t.equal((await create({}, `{"id":"one","name":"${SECRET_NAME}"}`)).status, 400)
+  t.equal((await create()).status, 200)
+  await receiver.waitFor(() => byName(receiver.spans, 'POST /plants').length === 3 && byName(receiver.spans, 'group commit').length === 1, 'three requests and a commit')
+  const requests = byName(receiver.spans, 'POST /plants')
+  const status = (code: number) => requests.find((span) => span.attributes['http.response.status_code'] === code)!
+  t.equal(status(401).status, 2, '401: error status')
+  t.equal(status(401).attributes['error.type'], '401')
+  t.equal(status(400).status, 2, '400: error status')
+  const unauthorized = receiver.spans.filter((span) => span.traceId === status(401).traceId)
+  t.same(unauthorized.map((span) => span.name).sort(), ['POST /plants', 'bearer guard'], 'a 401 is the request and its guard, nothing more')
+  t.match(byName(unauthorized, 'bearer guard')[0], { status: 2, attributes: { 'plant_store.auth.outcome': 'invalid', 'plant_store.auth.token_kind': 'unknown' } })
+  t.equal(byName(receiver.spans.filter((span) => span.traceId === status(400).traceId), 'validation')[0].status, 2, 'validation fails with the 400')
+
+  const everything = JSON.stringify(receiver.spans)
+  const hash = createHash('sha256').update(TOKEN).digest('base64url')
+  for (const secret of [TOKEN, 'not-the-token-0123456789', hash, hash.slice(0, 12), SECRET_NAME]) {
+    t.notOk(everything.includes(secret), `no span holds ${secret === SECRET_NAME ? 'the body' : 'a token or its hash'}`)
+  }
+})
+
+t.test('with PostgreSQL, the statements are spans under the commit span', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create } = await tracedService(t, receiver, { DATABASE_URL: await freshDatabaseUrl() })
+  t.equal((await create()).status, 200)
+  await receiver.waitFor(() => receiver.spans.some((span) => span.name === 'group commit') && receiver.spans.some((span) => span.name.startsWith('pg.query')), 'the commit and its statements')
+  const commit = byName(receiver.spans, 'group commit')[0]
+  t.equal(commit.attributes['db.system.name'], 'postgresql')
+  const statements = receiver.spans.filter((span) => span.parentSpanId === commit.spanId && span.name.startsWith('pg.query'))
+  t.ok(statements.length >= 1, `the commit's statements: ${statements.map((s) => s.name).join(', ')}`)
+  t.match(statements[0].attributes, { 'db.system.name': 'postgresql' })
+  t.notOk(JSON.stringify(receiver.spans).includes(SECRET_NAME), 'no statement span holds a plant\'s name (the values are not recorded)')
+})
+
+t.test('the default protocol, OTLP/HTTP protobuf, carries the trace', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create } = await tracedService(t, receiver, { OTEL_EXPORTER_OTLP_PROTOCOL: '' })
+  await create({ traceparent: `00-${TRACE}-${CALLER}-01` })
+  await receiver.waitFor(() => receiver.protobuf.some((body) => body.includes(Buffer.from(TRACE, 'hex'))), 'a protobuf export holding the trace id')
+  t.pass('exported as protobuf')
+})
+
+/** `count` creates, 20 at a time; the milliseconds they took. */
+async function timedCreates (create: () => Promise<Response>, count: number): Promise<number> {
+  const started = performance.now()
+  for (let i = 0; i < count; i += 20) {
+    const statuses = await Promise.all(Array.from({ length: Math.min(20, count - i) }, async () => (await create()).status))
+    if (statuses.some((status) => status !== 200)) throw new Error(`a create answered ${statuses.join(', ')}`)
+  }
+  return performance.now() - started
+}
+
+t.test('a collector that is down or hangs changes nothing for clients; lost spans are counted, the queue bounded', async (t) => {
+  const receiver = await startReceiver(t)
+  const metricsPort = await freePort()
+  const queue = 64
+  const traced = await tracedService(t, receiver, { METRICS_PORT: String(metricsPort), OTEL_BSP_MAX_QUEUE_SIZE: String(queue), OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '32' })
+  const up = await timedCreates(traced.create, 400)
+
+  receiver.mode = 'hang'
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${traced.server.child.pid}/status`, 'utf8'))![1]) / 1024
+  const before = rss()
+  const hanging = await timedCreates(traced.create, 400)
+  const flood = 2000
+  await timedCreates(traced.create, flood)
+  const grown = rss() - before
+
+  const down = await tracedService(t, `http://127.0.0.1:${await freePort()}`, { OTEL_EXPORTER_OTLP_TIMEOUT: '200' })
+  const refused = await timedCreates(down.create, 400)
+
+  t.ok(hanging < up * 3 + 500, `a hung collector: 400 creates in ${hanging.toFixed(0)} ms, against ${up.toFixed(0)} ms with it up`)
+  t.ok(refused < up * 3 + 500, `a collector that is down: ${refused.toFixed(0)} ms`)
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+  const lost = Number(/plant_store_trace_spans_lost_total\{reason="queue_full"\} (\d+)/.exec(metrics)?.[1] ?? 0)
+  // Each create is 4 spans (request, guard, validation, handler), and the commits more: all but
+  // what the queue and the one export under way hold are dropped, and counted.
+  t.ok(lost >= (400 + flood) * 4 - 2 * queue, `${lost} spans dropped and counted of at least ${(400 + flood) * 4} while the collector hung`)
+  t.ok(grown < 100, `the process grew ${grown.toFixed(1)} MiB over ${flood + 400} creates with the collector hung`)
+})
+
+t.test('SIGTERM with a hung collector: the process exits within SHUTDOWN_TIMEOUT_MS', async (t) => {
+  const receiver = await startReceiver(t)
+  receiver.mode = 'hang'
+  const { server, create } = await tracedService(t, receiver, { SHUTDOWN_TIMEOUT_MS: '1500', OTEL_BSP_SCHEDULE_DELAY: '60000' })
+  for (let i = 0; i < 10; i++) await create()
+  const started = Date.now()
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0, 'exit 0: the requests were drained, only the last spans are lost')
+  const took = Date.now() - started
+  t.ok(took < 1500 + 1000, `exited ${took} ms after the signal`)
+  t.ok(receiver.requests >= 1, 'after trying to flush')
+  t.match(server.output().stdout, /did not take the last spans in time/)
+})
