@@ -29,10 +29,12 @@ export interface BuildOptions {
 export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens), tracing }: BuildOptions = {}): Promise<FastifyInstance> {
   const loaded = loadDocument()
   const { trustProxy } = config
+  // The service's own spans, and the trace ids in its log lines, load only with tracing.
+  const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.js')
   const app = Fastify({
     // No line logs request headers (Fastify's req serializer has none; the access line names
     // its fields), so no token reaches the logs, without the cost of pino's redaction per line.
-    logger: { level: config.logLevel, ...(logStream && { stream: logStream }) },
+    logger: { level: config.logLevel, ...(logStream && { stream: logStream }), ...(spans && { mixin: spans.traceIds }) },
     logController: new AccessLog(config.logLevel),
     genReqId: requestId,
     // Fastify takes a hop count too, but its types do not say so: the same rule, as a function.
@@ -45,9 +47,8 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
 
-  // prom-client is loaded only when metrics are on, and the service's spans only with tracing.
+  // prom-client is loaded only when metrics are on: it is a good part of a start-up otherwise.
   const metrics = config.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics()
-  const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.js')
   if (tracing !== undefined) {
     tracing.logTo(app.log)
     if (metrics !== undefined) tracing.countLost(metrics.lostSpans)

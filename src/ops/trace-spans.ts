@@ -13,6 +13,8 @@ import type { Tracing } from './tracing.js'
 
 const tracer = trace.getTracer('plant-store')
 const VALIDATION = Symbol('validation span')
+// The trace ids of a traced request, kept on its logger (Fastify gives request and reply one).
+const TRACE_IDS = Symbol('trace ids')
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,17 +28,25 @@ function requestContext (request: FastifyRequest): Context | undefined {
   return otel.instrumented ? otel.context ?? undefined : undefined
 }
 
+/**
+ * pino's mixin: every line a traced request logs carries its trace_id and span_id. Read from the
+ * request's logger only when a line is written, so a request that logs nothing pays nothing.
+ */
+export function traceIds (_line: object, _level: number, logger: object): object {
+  return (logger as { [TRACE_IDS]?: object })[TRACE_IDS] ?? {}
+}
+
 /** The root: @fastify/otel's request spans, the logs joined to them, and each answer's error.type. */
 export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (app, _options, done) => {
     app.register(tracing.fastify.plugin())
     app.after(() => {
       // After @fastify/otel's onRequest, which starts the request's span.
-      app.addHook('onRequest', (request, reply, next) => {
+      app.addHook('onRequest', (request, _reply, next) => {
         const span = request.opentelemetry().span
         if (span?.isRecording() === true) {
           const { traceId, spanId } = span.spanContext()
-          request.log = reply.log = request.log.child({ trace_id: traceId, span_id: spanId })
+          ;(request.log as { [TRACE_IDS]?: object })[TRACE_IDS] = { trace_id: traceId, span_id: spanId }
         }
         next()
       })
