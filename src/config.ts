@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import { dirname, join } from 'node:path'
-import { HOST_NAME } from './http/host.js'
+import { HOST_NAME, isHttpsOrLoopback } from './http/host.js'
 import { readSecretFile } from './security/secret-file.js'
 import { DEFAULT_BOUNDS } from './store/group-commit.js'
 import { parseStoreUrl, redactUrl, STORE_URL_FORMS } from './store/url.js'
@@ -212,20 +212,8 @@ function readTracing (env: Record<string, string | undefined>, problems: string[
   return { exporter: exporter === 'console' ? 'console' : 'otlp', protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf', serviceName: named ? undefined : 'plant-store' }
 }
 
-/** Loopback hosts may be reached over plain HTTP (a provider on the same machine); any other must be HTTPS. */
-function isLoopback (hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '')
-  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'))
-}
-
 function httpsUrl (name: string, value: string, problems: string[]): string {
-  let url: URL | undefined
-  try {
-    url = new URL(value)
-  } catch {}
-  if (url === undefined || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname)))) {
-    problems.push(`${name} must be an https:// URL (http:// only on loopback), got "${value}"`)
-  }
+  if (!isHttpsOrLoopback(value)) problems.push(`${name} must be an https:// URL (http:// only on loopback), got "${value}"`)
   return value
 }
 

@@ -1,6 +1,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from 'jose'
 import type { FastifyBaseLogger } from 'fastify'
 import type { JwtConfig } from '../config.js'
+import { isHttpsOrLoopback } from '../http/host.js'
 
 // The identity provider's signing keys, from its JWKS only: jose's remote key set fetches it
 // (bounded by the timeout, one fetch shared by concurrent requests, symmetric keys refused) and
@@ -44,15 +45,6 @@ export interface KeySetOptions {
 /** A fetch failed, as opposed to a token naming a key the set does not hold. */
 function fetchFailed (err: unknown): boolean {
   return err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError) || err.code === 'ERR_JOSE_GENERIC'
-}
-
-function isHttpsOrLoopback (value: unknown): value is string {
-  try {
-    const url = new URL(String(value))
-    return url.protocol === 'https:' || (url.protocol === 'http:' && /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(url.hostname))
-  } catch {
-    return false
-  }
 }
 
 /** Resolves with the result, or rejects with KeysUnavailable once `ms` have passed. */
@@ -116,7 +108,7 @@ export function keySet (config: JwtConfig, { observer, log }: KeySetOptions): Ke
     if (metadata.issuer !== config.issuer) {
       throw new DiscoveryMismatch(`the discovery document at ${url} names the issuer ${JSON.stringify(metadata.issuer)}, not JWT_ISSUER's "${config.issuer}" (RFC 8414 §3.3): its keys are not trusted`)
     }
-    if (!isHttpsOrLoopback(metadata.jwks_uri)) {
+    if (typeof metadata.jwks_uri !== 'string' || !isHttpsOrLoopback(metadata.jwks_uri)) {
       throw new DiscoveryMismatch(`the discovery document at ${url} names no https:// jwks_uri (got ${JSON.stringify(metadata.jwks_uri)})`)
     }
     return new URL(metadata.jwks_uri)

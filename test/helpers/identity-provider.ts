@@ -41,6 +41,8 @@ export interface Provider {
   mint: (options?: MintOptions) => Promise<string>
   /** The issuer the discovery document names (a mismatch when changed). */
   discoveredIssuer: string
+  /** The jwks_uri the discovery document names; undefined: the provider's own. */
+  discoveredJwksUri?: string
   /** The public key of the current RS256 key, as PEM text: the algorithm-confusion secret. */
   publicPem: () => Promise<string>
 }
@@ -65,7 +67,7 @@ export async function startProvider (t: Owner, { realm = 'plants' }: { realm?: s
       response.writeHead(kind === undefined ? 404 : 500).end()
       return
     }
-    if (kind === 'discovery') json(response, { issuer: provider.discoveredIssuer, jwks_uri: `${provider.issuer}/protocol/openid-connect/certs` })
+    if (kind === 'discovery') json(response, { issuer: provider.discoveredIssuer, jwks_uri: provider.discoveredJwksUri ?? `${provider.issuer}/protocol/openid-connect/certs` })
     else json(response, { keys: [...keys.values()].map((key) => key.publicJwk) })
   })
   server.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)) })

@@ -216,6 +216,9 @@ t.test('boot is refused for a discovery issuer mismatch, a JWKS URL in the clear
   provider.discoveredIssuer = 'https://impostor.example/realms/plants'
   const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE })
   await t.rejects(buildApp(config), /names the issuer "https:\/\/impostor.example\/realms\/plants", not JWT_ISSUER's/)
+  provider.discoveredIssuer = provider.issuer
+  provider.discoveredJwksUri = 'http://keys.example/certs'
+  await t.rejects(buildApp({ ...config, databaseUrl: await freshDatabase(t) }), /names no https:\/\/ jwks_uri \(got "http:\/\/keys.example\/certs"\)/, 'nor a key set in the clear')
 
   const base = { JWT_ISSUER: 'https://id.example/realms/plants', JWT_AUDIENCE: AUDIENCE }
   t.throws(() => loadConfig({ ...base, JWT_JWKS_URL: 'http://id.example/certs' }), /JWT_JWKS_URL must be an https:\/\/ URL \(http:\/\/ only on loopback\)/)
