@@ -23,9 +23,9 @@ export async function freshDatabase (t: Test, backend: 'sqlite' | 'postgres' = B
   return backend === 'postgres' ? await freshDatabaseUrl() : `sqlite:${join(t.testdir(), 'plants.db')}`
 }
 
-/** A config for a fresh database of the suite's backend. */
-export async function testConfig (t: Test, overrides: Partial<Config> = {}): Promise<Config> {
-  return { ...loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t) }), ...overrides }
+/** A config for a fresh database of the suite's backend: `env` read as the service reads it, then `overrides`. */
+export async function testConfig (t: Test, overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<Config> {
+  return { ...loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), ...env }), ...overrides }
 }
 
 /** The app on a fresh database (or the given config), closed when the test ends. */

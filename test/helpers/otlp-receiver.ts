@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Owner } from './identity-provider.js'
+import { waitUntil } from './proc.js'
 
 // An OTLP/HTTP trace receiver of the test's own, standing in for an OpenTelemetry Collector on
 // 127.0.0.1: it keeps what services export to /v1/traces (OTLP/JSON decoded into spans; protobuf
@@ -94,9 +95,7 @@ export async function startReceiver (t: Owner): Promise<Receiver> {
     requests: 0,
     mode: 'up',
     async waitFor (done, what, ms = 15_000) {
-      for (const deadline = Date.now() + ms; !done(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-        if (Date.now() > deadline) throw new Error(`the receiver never saw ${what} in ${ms} ms; it holds ${receiver.spans.length} spans: ${receiver.spans.map((s) => s.name).join(', ')}`)
-      }
+      await waitUntil(done, ms, () => `the receiver never saw ${what} in ${ms} ms; it holds ${receiver.spans.length} spans: ${receiver.spans.map((s) => s.name).join(', ')}`)
     }
   }
   return receiver

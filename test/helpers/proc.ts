@@ -35,9 +35,14 @@ export function describeProcesses (pids: number[]): string {
     .map((pid) => `${pid} ${statFields(pid)?.[0]} ${read(pid, 'wchan')} ${read(pid, 'cmdline')}`).join('\n') || '(none left)'
 }
 
+/** Polls until `done()`, or fails after `ms` with the message `failure()` gives then. */
+export async function waitUntil (done: () => boolean, ms: number, failure: () => string): Promise<void> {
+  for (const deadline = Date.now() + ms; !done(); await sleep(5)) {
+    if (Date.now() > deadline) throw new Error(failure())
+  }
+}
+
 /** Polls until `done()`, or fails after `ms` saying what was awaited and where `pids` wait. */
 export async function waitFor (done: () => boolean, ms: number, what: string, pids: () => number[]): Promise<void> {
-  for (const deadline = Date.now() + ms; !done(); await sleep(5)) {
-    if (Date.now() > deadline) throw new Error(`${what}: not after ${ms} ms. Processes:\n${describeProcesses(pids())}`)
-  }
+  await waitUntil(done, ms, () => `${what}: not after ${ms} ms. Processes:\n${describeProcesses(pids())}`)
 }

@@ -4,8 +4,7 @@ import { fileURLToPath } from 'node:url'
 import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
 import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from '../helpers/browser.js'
-import { loadConfig } from '../../src/config.js'
-import { buildTestApp, document, freshDatabase, TOKEN } from '../helpers/app.js'
+import { buildTestApp, document, testConfig, TOKEN } from '../helpers/app.js'
 import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
 
 // /docs for a person, in a real browser.
@@ -68,8 +67,7 @@ if (browserAvailable('the /docs browser test')) {
 
   t.test('Authorize with a pasted identity-provider token works as with a static key', async (t) => {
     const provider = await startProvider(t)
-    const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE })
-    const app = await buildTestApp(t, config)
+    const app = await buildTestApp(t, await testConfig(t, {}, { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE }))
     const base = await app.listen({ port: 0, host: '127.0.0.1' })
     const page = await (await launchBrowser(t)).newPage()
     await page.goto(`${base}/docs/`)

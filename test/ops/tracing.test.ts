@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { freePort } from '../helpers/embedded-postgres.js'
 import { startReceiver, type ReceivedSpan, type Receiver } from '../helpers/otlp-receiver.js'
@@ -88,7 +89,7 @@ t.test('without a traceparent a new trace starts; sampled out, nothing is export
   await create({ traceparent: `00-${unsampled}-b7ad6b7169203331-00` })
   await create()
   await receiver.waitFor(() => byName(receiver.spans, 'POST /plants').length === 2, 'the next sampled request')
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  await sleep(300)
   t.equal(receiver.spans.filter((span) => span.traceId === unsampled).length, 0, 'no span of a trace the caller sampled out')
   t.equal(receiver.spans.filter((span) => span.name === 'group commit').length, 2, 'nor a commit span for its create')
   const line = accessLines()[1]

@@ -1,10 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { base64url } from 'jose'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { buildApp } from '../../src/app.js'
-import { assertError, buildTestApp, captureLog, freshDatabase, TOKEN } from '../helpers/app.js'
+import { assertError, buildTestApp, captureLog, freshDatabase, testConfig, TOKEN } from '../helpers/app.js'
 import { AUDIENCE, startBystander, startProvider, type Provider } from '../helpers/identity-provider.js'
 
 // Access tokens from an identity provider the test runs itself (discovery and a JWKS on
@@ -17,10 +18,8 @@ const COOLDOWN_MS = 300
 
 /** The service trusting `provider`, with short bounds so the test runs fast. */
 async function jwtApp (t: Test, provider: Provider, env: Record<string, string> = {}, logStream?: { write: (line: string) => void }): Promise<FastifyInstance> {
-  const config = loadConfig({
-    API_TOKENS: TOKEN,
+  const config = await testConfig(t, {}, {
     LOG_LEVEL: logStream === undefined ? 'silent' : 'info',
-    DATABASE_URL: await freshDatabase(t),
     JWT_ISSUER: provider.issuer,
     JWT_AUDIENCE: AUDIENCE,
     JWT_JWKS_TIMEOUT_MS: String(TIMEOUT_MS),
@@ -37,7 +36,6 @@ const create = async (app: FastifyInstance, token: string) => await app.inject({
   headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
   payload: JSON.stringify({ id: nextId++, name: 'Fern' })
 })
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 const now = () => Math.floor(Date.now() / 1000)
 
 t.test('valid RS256, ES256 and EdDSA access tokens create a plant', async (t) => {
@@ -214,7 +212,7 @@ t.test('a provider down at boot: the service starts, JWTs answer 503, then pass 
 t.test('boot is refused for a discovery issuer mismatch, a JWKS URL in the clear, or a symmetric algorithm', async (t) => {
   const provider = await startProvider(t)
   provider.discoveredIssuer = 'https://impostor.example/realms/plants'
-  const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE })
+  const config = await testConfig(t, {}, { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE })
   await t.rejects(buildApp(config), /names the issuer "https:\/\/impostor.example\/realms\/plants", not JWT_ISSUER's/)
   provider.discoveredIssuer = provider.issuer
   provider.discoveredJwksUri = 'http://keys.example/certs'
@@ -299,8 +297,7 @@ t.test('an explicit JWT_JWKS_URL skips discovery; JWT_TYP=JWT accepts a provider
 
 t.test('with JWT checks off, a provider\'s token is just an unknown one', async (t) => {
   const provider = await startProvider(t)
-  const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t) })
-  const app = await buildTestApp(t, config)
+  const app = await buildTestApp(t)
   assertError(t, await create(app, await provider.mint()), 401, /^Invalid bearer token$/)
   t.same(provider.fetches, { discovery: 0, jwks: 0 })
 })
