@@ -19,14 +19,10 @@ import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
 import { benchJwt } from './jwt.js'
 import { benchSlowDisk } from './slow-disk.js'
-import { buildRef, CPUS, cpuSeconds, fmt, measure, median, peakRssMiB, root, runLoad, startServer, stopServer, type Measured, type Server } from './measure.js'
+import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-// A fresh process keeps getting cheaper for several seconds, as V8 optimizes: every server gets
-// a mixed warm-up of all scenarios, then a short one before each measurement.
-const WARMUP_SECONDS = 6
-const SCENARIO_WARMUP_SECONDS = 1
 const CONNECTIONS = 100
 const STARTS = 7
 const POOL_SIZES = [2, 10, 32]
@@ -88,19 +84,13 @@ const loadOptions = (server: Server, scenario: Scenario, connections = CONNECTIO
 
 /** Every scenario at once, unmeasured: a fresh server's first seconds are spent compiling. */
 async function warmUp (server: Server, scenarios: Scenario[]): Promise<void> {
-  const connections = Math.ceil(CONNECTIONS / scenarios.length)
-  await Promise.all(scenarios.map(async (scenario) => await runLoad({ ...loadOptions(server, scenario, connections), seconds: WARMUP_SECONDS, firstId: freshIds() })))
+  await warmUpLoads(scenarios.map((scenario) => loadOptions(server, scenario)), freshIds)
 }
 
-async function load (server: Server, scenario: Scenario, connections = CONNECTIONS): Promise<Measured> {
+async function load (server: Server, scenario: Scenario): Promise<Measured> {
   const status = server.name === BASELINE ? scenario.baselineStatus : scenario.status
   await expectStatus(server, scenario, status)
-  const options = loadOptions(server, scenario, connections)
-  await runLoad({ ...options, seconds: SCENARIO_WARMUP_SECONDS, firstId: freshIds() })
-  const run = await measure([server.child.pid!], [{ ...options, seconds: SECONDS, firstId: freshIds() }])
-  const wrong = status === 200 ? run.non2xx : run.requests - run.non2xx
-  if (wrong > 0 || run.socketErrors > 0) throw new Error(`${server.name}: ${wrong} answers other than ${status}, ${run.socketErrors} socket errors`)
-  return run
+  return await measureLoad(server, loadOptions(server, scenario), SECONDS, freshIds, status)
 }
 
 const saturated = (runs: Measured[]): string => {

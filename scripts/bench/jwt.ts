@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MAX_ENTRIES } from '../../src/security/token-cache.js'
 import { AUDIENCE, startProvider } from '../../test/helpers/identity-provider.js'
-import { CPUS, fmt, measure, median, runLoad, startServer, stopServer, type LoadOptions, type Measured, type Server } from './measure.js'
+import { CPUS, fmt, measureLoad, median, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
 
 // More distinct tokens than the verified-token cache holds, sent in turn: each has left it before
 // it comes again, so every request is a cold one.
@@ -37,7 +37,7 @@ export async function benchJwt ({ dir, token, rounds, seconds, connections, fres
 
     const service = async (name: string, env: Record<string, string>): Promise<Server> =>
       await startServer(name, ['dist/server.js'], { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `jwt-${name.replace(/\W+/g, '-')}-${Date.now()}.db`)}`, ...env })
-    const scenarios: Array<[string, 'off' | 'on', Partial<LoadOptions>]> = [
+    const scenarios: Array<[string, 'off' | 'on', Partial<LoadSpec>]> = [
       ['static key, JWT checks off', 'off', { token }],
       ['static key', 'on', { token }],
       ['JWT, verification remembered (warm)', 'on', { token: warm }],
@@ -49,15 +49,12 @@ export async function benchJwt ({ dir, token, rounds, seconds, connections, fres
         const server = await service(`JWT ${mode}`, mode === 'on' ? { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE } : {})
         try {
           const mine = scenarios.filter(([, m]) => m === mode)
-          const options = (extra: Partial<LoadOptions>, seconds: number): LoadOptions => ({ url: server.url, connections, seconds, firstId: freshIds(), ...extra })
+          const load = (extra: Partial<LoadSpec>): LoadSpec => ({ url: server.url, connections, ...extra })
           process.stderr.write(`round ${round}/${rounds}: JWT ${mode}, warming up\n`)
-          await Promise.all(mine.map(async ([, , extra]) => await runLoad({ ...options(extra, 6), connections: Math.ceil(connections / mine.length) })))
+          await warmUp(mine.map(([, , extra]) => load(extra)), freshIds)
           for (const [name, , extra] of mine) {
             process.stderr.write(`round ${round}/${rounds}: ${name}\n`)
-            await runLoad(options(extra, 1))
-            const run = await measure([server.child.pid!], [options(extra, seconds)])
-            if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${name}: ${run.non2xx} answers other than 200, ${run.socketErrors} socket errors`)
-            ;(runs[name] ??= []).push(run)
+            ;(runs[name] ??= []).push(await measureLoad(server, load(extra), seconds, freshIds))
           }
         } finally {
           await stopServer(server)

@@ -176,5 +176,27 @@ export async function measure (pids: number[], loads: LoadOptions[]): Promise<Me
   }
 }
 
+/** A load as a scenario gives it: everything but its length and its first id, which each run sets. */
+export type LoadSpec = Omit<LoadOptions, 'seconds' | 'firstId'>
+
+// A fresh process keeps getting cheaper for several seconds, as V8 optimizes: every server gets
+// a mixed warm-up of all its loads, then a short one before each measurement.
+const WARMUP_SECONDS = 6
+const SHORT_WARMUP_SECONDS = 1
+
+/** Every load at once, unmeasured, sharing their connections: a fresh server's first seconds are spent compiling. */
+export async function warmUp (loads: LoadSpec[], freshIds: () => number): Promise<void> {
+  await Promise.all(loads.map(async (load) => await runLoad({ ...load, connections: Math.ceil(load.connections / loads.length), seconds: WARMUP_SECONDS, firstId: freshIds() })))
+}
+
+/** A short warm-up, then one measured run of `load` on `server`; throws on any answer but `status`, or a socket error. */
+export async function measureLoad (server: Server, load: LoadSpec, seconds: number, freshIds: () => number, status = 200): Promise<Measured> {
+  await runLoad({ ...load, seconds: SHORT_WARMUP_SECONDS, firstId: freshIds() })
+  const run = await measure([server.child.pid!], [{ ...load, seconds, firstId: freshIds() }])
+  const wrong = status === 200 ? run.non2xx : run.requests - run.non2xx
+  if (wrong > 0 || run.socketErrors > 0) throw new Error(`${server.name}: ${wrong} answers other than ${status}, ${run.socketErrors} socket errors`)
+  return run
+}
+
 export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
