@@ -25,8 +25,8 @@ export const TooDeepError = clientError<[number]>('TOO_DEEP', 'Request body nest
 export const DuplicateKeyError = clientError('DUPLICATE_KEY', 'Request body repeats a key in one object; each key may appear once', 400)
 
 export const StoreUnavailableError = createError(OWN_CODE_PREFIX + 'STORE_UNAVAILABLE', 'The store is unavailable, try again later', 503)
-export const StoreTimeoutError = createError(OWN_CODE_PREFIX + 'STORE_TIMEOUT', 'The store did not answer in time; retry (the plant may already be stored)', 503, Error, false)
-export const StoreBusyError = createError(OWN_CODE_PREFIX + 'STORE_BUSY', 'Too many creates are waiting for the store; retry shortly', 503, Error, false)
+export const StoreTimeoutError = createError(OWN_CODE_PREFIX + 'STORE_TIMEOUT', 'The store did not answer in time; retry (a create that timed out may already be stored, and its retry is safe)', 503, Error, false)
+export const StoreBusyError = createError(OWN_CODE_PREFIX + 'STORE_BUSY', 'Too many requests are waiting for the store; retry shortly', 503, Error, false)
 export const OverloadedError = createError(OWN_CODE_PREFIX + 'OVERLOADED', 'The service is overloaded; retry shortly', 503, Error, false)
 export const KeysUnavailableError = createError(OWN_CODE_PREFIX + 'KEYS_UNAVAILABLE', 'The identity provider\'s signing keys cannot be fetched now, so this token cannot be checked; retry shortly', 503, Error, false)
 export const ShuttingDownError = createError(OWN_CODE_PREFIX + 'SHUTTING_DOWN', 'This instance is shutting down; retry', 503, Error, false)

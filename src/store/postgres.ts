@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { StoreUnavailableError } from '../errors.js'
+import { withDeadline } from './deadline.js'
 import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.js'
 import { checkSchemaVersion, outcomeOver, plantFromRow, type PlantRow, type PlantStore, type RowResult, type StoredPlant } from './store.js'
 
@@ -146,7 +147,9 @@ export async function openPostgresStore (connectionString: string, options: Post
   return {
     create: (plant) => group.create(plant),
     createMany: commitBatch,
-    get: async (id) => (await findMany([id])).get(id),
+    // Durable as read: every row is committed with synchronous_commit = on, under which
+    // PostgreSQL shows a commit to other sessions only after its WAL is flushed.
+    get: async (id) => (await withDeadline(findMany([id]), options.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs)).get(id),
     async ping () {
       await query('SELECT 1', [])
     },

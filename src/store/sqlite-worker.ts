@@ -107,7 +107,9 @@ function open (path: string) {
   return async (request: Request): Promise<unknown> => {
     switch (request.op) {
       case 'commit': return await commit(request.plants)
-      case 'get': return find(request.key)
+      // A row is answered only once the WAL that holds it is synced, as its create was: a read
+      // never shows what a power cut could take back (a batch written, its sync under way).
+      case 'get': { const found = find(request.key); await synced; return found }
       // Answers once the syncs under way have: a disk stuck on one makes the store unready.
       case 'ping': ping.get(); await synced; return
       case 'close': await synced.catch(() => {}); closeSync(wal); db.close()

@@ -2,7 +2,8 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../errors.js'
-import { GroupCommit, type GroupCommitOptions } from './group-commit.js'
+import { withDeadline } from './deadline.js'
+import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.js'
 import type { Call, Opened, Reply, WorkerError, WorkerRowResult } from './sqlite-worker.js'
 import type { PlantStore, RowResult, StoredPlant } from './store.js'
 
@@ -108,7 +109,7 @@ export async function openSqliteStore (path: string, { onWorkerExit, ...bounds }
     get worker () { return connection?.worker },
     create: (plant) => group.create(plant),
     createMany: commit,
-    get: async (key) => await call({ op: 'get', key }) as StoredPlant | undefined,
+    get: async (key) => await withDeadline(call({ op: 'get', key }), bounds.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs) as StoredPlant | undefined,
     ping: async () => { await call({ op: 'ping' }) },
     async close () {
       closing = true

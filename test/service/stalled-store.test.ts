@@ -1,10 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { expectStored } from '../helpers/durability.js'
 import { freshDatabase } from '../helpers/app.js'
 import { startPostgres } from '../helpers/postgres.js'
-import { postPlant, startServer } from '../helpers/server-process.js'
+import { postPlant, runTs, startServer } from '../helpers/server-process.js'
 
 // A store that stops answering never stalls the service: the probes and the other requests are
 // answered meanwhile, every create within STORE_TIMEOUT_MS, and the service recovers by itself.
@@ -73,7 +75,7 @@ t.test('a stalled SQLite disk: probes and other requests answered, creates bound
   t.same(events.slice(4).sort(), ['queued create', 'stuck create'], 'the waiting creates are answered last')
   t.equal(healthz.status, 200, '/healthz: alive')
   t.equal(unauthorized.status, 401)
-  t.match(refused, { status: 503, retryAfter: '1', message: /Too many creates are waiting/ }, 'past MAX_PENDING_CREATES: 503 at once')
+  t.match(refused, { status: 503, retryAfter: '1', message: /Too many requests are waiting/ }, 'past MAX_PENDING_CREATES: 503 at once')
   t.match(readyz, { status: 503 }, '/readyz: not ready while the disk is stuck')
   for (const create of [first, second]) {
     t.match(create, { status: 503, retryAfter: '1', message: /did not answer in time/ }, 'a waiting create: 503 at STORE_TIMEOUT_MS')
@@ -154,4 +156,61 @@ t.test('a hung PostgreSQL: every create answered within the bound, then recovery
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
   await expectStored(t, database.url, acked, 'after the hang')
+})
+
+/** The store in a process of its own (helpers/store-process.ts), for strace to fault. */
+async function startStore (t: Test, databaseUrl: string, timeoutMs: number) {
+  const child = spawn(process.execPath, [...runTs.args, fileURLToPath(new URL('../helpers/store-process.ts', import.meta.url)), databaseUrl, String(timeoutMs)], {
+    env: { ...process.env, ...runTs.env },
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const answers = new Map<number, (line: { value?: unknown, error?: string }) => void>()
+  let ready: () => void
+  const started = new Promise<void>((resolve) => { ready = resolve })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => { stderr += chunk })
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    const line = JSON.parse(text)
+    if (line.ready === true) ready()
+    else answers.get(line.seq)?.(line)
+  })
+  await Promise.race([started, sleep(60_000).then(() => { throw new Error(`the store process did not start: ${stderr}`) })])
+  let seq = 0
+  /** Sends one call; resolves with its answer and when it came, in ms since `since`. */
+  const call = (op: 'create' | 'get', id: number, name?: string) => new Promise<{ value?: unknown, error?: string, at: number }>((resolve) => {
+    const mine = seq++
+    answers.set(mine, (line) => resolve({ ...line, at: performance.now() }))
+    child.stdin.write(JSON.stringify({ seq: mine, op, id: String(id), name }) + '\n')
+  })
+  return { pid: child.pid!, call }
+}
+
+t.test('SQLite reads have the creates\' guarantees: never a row before its sync, and bounded by STORE_TIMEOUT_MS', needsStrace, async (t) => {
+  const store = await startStore(t, await freshDatabase(t, 'sqlite'), STORE_TIMEOUT_MS)
+  t.match(await store.call('create', 1, 'before'), { value: 'created' })
+
+  // Each sync now takes 1 s, inside the bound: the create's row is written at once, durable 1 s later.
+  let disk = await faultDisk(t, store.pid, 'fsync,fdatasync', 'delay_exit=1000000')
+  const sent = performance.now()
+  const create = store.call('create', 2, 'slow sync')
+  await sleep(100) // the row is in the WAL; its sync is under way
+  const read = await store.call('get', 2)
+  const created = await create
+  t.equal(created.value, 'created')
+  t.equal(read.value, 'slow sync', 'the read finds the row')
+  t.ok(read.at - sent >= 900, `but answers only once its sync is done, as its create does (after ${Math.round(read.at - sent)} ms; the create after ${Math.round(created.at - sent)} ms)`)
+  await disk.heal()
+
+  // Every sync now waits a minute: a read behind one answers 503's error at the bound.
+  disk = await faultDisk(t, store.pid, 'fsync,fdatasync', 'delay_exit=60000000')
+  const stuck = store.call('create', 3, 'stuck')
+  await sleep(100)
+  const started = performance.now()
+  const bounded = await store.call('get', 3)
+  t.equal(bounded.error, 'PLANTS_STORE_TIMEOUT', 'the read gives up at STORE_TIMEOUT_MS, with the 503 error')
+  t.ok(bounded.at - started < STORE_TIMEOUT_MS * 10, 'within the bound (generously)')
+  t.equal((await stuck).error, 'PLANTS_STORE_TIMEOUT', 'as the create does')
+  await disk.heal()
+  t.match(await store.call('get', 1), { value: 'before' }, 'reads answer again once the disk does')
 })
