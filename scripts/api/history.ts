@@ -1,9 +1,10 @@
-// What "released" means here, read from git: no release server, so the history is the record.
-// A version is released when it first appears on the main line (first-parent) of openapi.yaml's
-// history. The released contract is the document as it stood then: for the current version when
-// it has been committed, or else for the last committed version (a release being cut). Beside it,
-// the previous document (the last committed one that differs from this one), since a client may
-// have been generated from any document that was served.
+// What "released" means here, read from the repository: no release server, so the repository is
+// the record. A version is released when the API changelog (docs/api-changelog.md) has its entry,
+// a heading `## <title> <version>: ...`; a version in openapi.yaml's history without one (a draft
+// that was committed, say) was never released. A release's contract is the document as it stood
+// when the version last came to openapi.yaml on the main line (first-parent) of the history: the
+// first commit of the newest run of commits at that version. A release whose entry is written but
+// not yet committed is the working tree's document.
 import { execFileSync } from 'node:child_process'
 import { basename, dirname } from 'node:path'
 import { load } from 'js-yaml'
@@ -27,10 +28,22 @@ export interface Snapshot {
 
 export interface Contract {
   current: Snapshot
-  /** The released contract; undefined when the document was never committed. */
-  released?: Snapshot
-  /** The last committed document that differs from the current one; undefined when there is none. */
+  /** The released versions, as the changelog lists them. */
+  releases: string[]
+  /**
+   * The release the current document must keep the promises of: its own version's, once that is
+   * released and committed; else the newest release below it. Undefined when there is none.
+   */
+  baseline?: Snapshot
+  /** The newest release below the current version, as released: what its changelog entry compares with. */
   previous?: Snapshot
+}
+
+const RELEASE_HEADING = /^## .*?\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)(?::|$)/gm
+
+/** The versions a changelog's entries release. */
+export function releasesIn (changelog: string): string[] {
+  return [...changelog.matchAll(RELEASE_HEADING)].map((match) => match[1])
 }
 
 /** The semver in a document's info.version, or why there is none. */
@@ -47,8 +60,8 @@ export function versionOf (text: string, where: string): string {
   return version
 }
 
-/** Reads the current document and what the history says was released before it. */
-export function readContract (documentPath: string, text: string): Contract {
+/** Reads the current document, the released versions, and the release it must keep the promises of. */
+export function readContract (documentPath: string, text: string, changelog: string): Contract {
   const cwd = dirname(documentPath)
   const file = `./${basename(documentPath)}`
   /** git's output, or undefined when it fails. */
@@ -66,12 +79,13 @@ export function readContract (documentPath: string, text: string): Contract {
   }
   const current: Snapshot = { text, version: versionOf(text, `${file} (the working tree)`) }
   if (tryGit('rev-parse', '--git-dir') === undefined) {
-    throw new HistoryError(`${cwd} is not a git clone: the history is the record of what was released, so the gate needs it`)
+    throw new HistoryError(`${cwd} is not a git clone: the history holds what was released, so the gate needs it`)
   }
   if (git('rev-parse', '--is-shallow-repository').trim() === 'true') {
     throw new HistoryError('this is a shallow clone: the gate needs the history of openapi.yaml to know what was released. Fetch it with `git fetch --unshallow` (in GitHub Actions, `fetch-depth: 0`)')
   }
-  // With no commit yet, nothing was ever released.
+  const releases = releasesIn(changelog)
+  // With no commit yet, the history holds nothing.
   const log = tryGit('rev-parse', '--verify', '-q', 'HEAD') === undefined ? '' : git('log', '--first-parent', '--format=%h %cs', 'HEAD', '--', file)
   const commits = log.split('\n').filter(Boolean).map((line) => { const [hash, date] = line.split(' '); return { hash, date } })
 
@@ -85,20 +99,20 @@ export function readContract (documentPath: string, text: string): Contract {
     }
     return snapshots[i]
   }
-  /** Where the run of documents at `version`, starting at index `from`, began. */
-  const firstOf = (version: string, from: number): Snapshot => {
-    let i = from
+  /** The release's contract: the first commit of the newest run at its version; undefined when never committed. */
+  const releasedAs = (version: string): Snapshot | undefined => {
+    let i = 0
+    while (at(i) !== undefined && at(i)!.version !== version) i++
+    if (at(i) === undefined) return undefined
     while (at(i + 1)?.version === version) i++
-    return at(i)!
+    return at(i)
   }
 
-  let differing = 0
-  while (at(differing) !== undefined && at(differing)!.text === text) differing++
-  const previous = at(differing)
-  const newest = at(0)
-  if (newest === undefined) return { current, previous }
-  const released = newest.version === current.version ? firstOf(current.version, 0) : firstOf(newest.version, 0)
-  return { current, released, previous }
+  const below = releases.filter((version) => semver.lt(version, current.version)).sort(semver.rcompare)[0]
+  const previous = below === undefined ? undefined : releasedAs(below)
+  if (below !== undefined && previous === undefined) throw new HistoryError(`the changelog releases ${below}, but openapi.yaml never had that version on the main line of the history`)
+  const own = releases.includes(current.version) ? releasedAs(current.version) : undefined
+  return { current, releases, previous, baseline: own ?? previous }
 }
 
 /** May `to` break clients of `from`? Only a new major version (below 1.0.0, a new minor) may. */

@@ -4,7 +4,7 @@
 // call the binary ourselves, with JSON output and no --fail-on, so that its exit code means only
 // "it could compare" or "it could not": a document it cannot read is an error, never a change.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -68,7 +68,7 @@ async function run (binary: string, command: string, base: string, revision: str
       throw new CheckerError(`oasdiff ${command} could not compare the documents: ${(stderr || out || (err as Error).message).trim()}`)
     }
     try {
-      return JSON.parse(stdout === '' ? 'null' : stdout)
+      return JSON.parse(stdout.trim() === '' ? 'null' : stdout)
     } catch {
       throw new CheckerError(`oasdiff ${command} answered something other than JSON: ${stdout.slice(0, 200)}`)
     }
@@ -77,17 +77,40 @@ async function run (binary: string, command: string, base: string, revision: str
   }
 }
 
-/** What may break a client of `base`: oasdiff's ERR and WARN levels. */
-export async function breakingChanges (binary: string, base: string, revision: string): Promise<Change[]> {
-  return (await run(binary, 'breaking', base, revision, ['--severity-levels', 'levels.txt']) as Change[] | null) ?? []
+/**
+ * oasdiff's options for a file of reviewed changes (its --err-ignore and --warn-ignore format:
+ * one change a line, `METHOD /path` and the change's text): those are accepted, never reported.
+ */
+const accepting = (accepted: string | undefined): string[] => accepted === undefined || !existsSync(accepted) ? [] : ['--err-ignore', accepted, '--warn-ignore', accepted]
+
+/** What may break a client of `base`: oasdiff's ERR and WARN levels, less the `accepted` changes. */
+export async function breakingChanges (binary: string, base: string, revision: string, accepted?: string): Promise<Change[]> {
+  return (await run(binary, 'breaking', base, revision, ['--severity-levels', 'levels.txt', ...accepting(accepted)]) as Change[] | null) ?? []
 }
 
-/** Every change oasdiff's changelog knows: breaking, possibly breaking and compatible. */
-export async function changelog (binary: string, base: string, revision: string): Promise<Change[]> {
-  return (await run(binary, 'changelog', base, revision, ['--severity-levels', 'levels.txt']) as Change[] | null) ?? []
+/** Every change oasdiff's changelog knows: breaking, possibly breaking and compatible, less the `accepted` ones. */
+export async function changelog (binary: string, base: string, revision: string, accepted?: string): Promise<Change[]> {
+  return (await run(binary, 'changelog', base, revision, ['--severity-levels', 'levels.txt', ...accepting(accepted)]) as Change[] | null) ?? []
 }
 
 /** The structural diff, documentation included (descriptions, summaries, titles, examples). */
 export async function diff (binary: string, base: string, revision: string): Promise<Record<string, unknown>> {
   return (await run(binary, 'diff', base, revision) as Record<string, unknown> | null) ?? {}
+}
+
+/**
+ * Response headers the diff shows added to an operation's answers: oasdiff's changelog has no
+ * check for them, though a client may now read them.
+ */
+export function headersAdded (diff: any): Change[] {
+  const lines: Change[] = []
+  for (const [path, item] of Object.entries<any>(diff.paths?.modified ?? {})) {
+    for (const [method, operation] of Object.entries<any>(item.operations?.modified ?? {})) {
+      for (const [status, response] of Object.entries<any>(operation.responses?.modified ?? {})) {
+        const added: string[] = response.headers?.added ?? []
+        if (added.length > 0) lines.push({ id: 'response-header-added', level: 1, operation: method, path, text: `the \`${status}\` response may carry the new headers ${added.sort().map((name) => `\`${name}\``).join(', ')}` })
+      }
+    }
+  }
+  return lines
 }

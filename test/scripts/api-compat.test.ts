@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -93,16 +93,41 @@ const COMPATIBLE: Array<[string, Edit]> = [
   ['a new answer header', (d) => { operation(d).responses[200].headers = { 'X-Stored-At': { schema: { type: 'string' } } } }]
 ]
 
-/** A git repository holding the contract's history: each document committed in turn. */
-function repo (t: Test, ...history: any[]): { path: string, write: (doc: any) => void, commit: (doc: any) => void, dir: string } {
-  const dir = t.testdir()
+const withDir = new WeakSet<Test>()
+
+/**
+ * A git repository holding the contract's history: each document committed in turn, released
+ * (with its changelog entry) unless it is marked a draft. `write` changes the working tree's
+ * document; `release` does too, and adds its version's entry to the changelog.
+ */
+function repo (t: Test, ...history: Array<any | { draft: any }>) {
+  // Several repositories a test, each in a folder of its own under the test's (removed at its end).
+  if (!withDir.has(t)) { t.testdir(); withDir.add(t) }
+  const dir = mkdtempSync(join(t.testdirName, 'repo-'))
+  mkdirSync(join(dir, 'docs'))
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' })
   git('init', '-q', '-b', 'main')
   const path = join(dir, 'openapi.yaml')
+  const changelog = join(dir, 'docs/api-changelog.md')
+  // The committed releases' entries; a release not yet committed replaces the one before it.
+  let entries = ''
   const write = (doc: any) => writeFileSync(path, dump(doc))
-  const commit = (doc: any) => { write(doc); git('add', 'openapi.yaml'); git('commit', '-q', '-m', `contract ${doc.info.version}`) }
-  for (const doc of history) commit(doc)
-  return { path, write, commit, dir }
+  const release = (doc: any) => {
+    write(doc)
+    writeFileSync(changelog, `# API changelog\n\n## Things ${doc.info.version}: changes\n\n${entries}`)
+  }
+  const commit = (doc: any) => {
+    release(doc)
+    entries = `## Things ${doc.info.version}: changes\n\n` + entries
+    git('add', '-A')
+    git('commit', '-q', '-m', `contract ${doc.info.version}`)
+  }
+  const commitDraft = (doc: any) => { write(doc); git('add', '-A'); git('commit', '-q', '-m', `draft ${doc.info.version}`) }
+  for (const doc of history) {
+    if ('draft' in doc) commitDraft(doc.draft)
+    else commit(doc)
+  }
+  return { path, write, release, commit, commitDraft, dir, accept: (lines: string) => { mkdirSync(join(dir, 'scripts/api'), { recursive: true }); writeFileSync(join(dir, 'scripts/api/accepted-changes.txt'), lines) } }
 }
 
 const edited = (version: string, ...edits: Edit[]): any => {
@@ -126,26 +151,40 @@ t.test('oasdiff is the pinned upstream binary, shipped in the package for this p
 t.test('each breaking change fails without a new major version, naming where, what and why', async (t) => {
   for (const [what, edit, check] of BREAKING) {
     t.test(what, async (t) => {
-      const { path, write } = repo(t, contract('1.0.0'))
+      const { path, write, release } = repo(t, contract('1.0.0'))
       write(edited('1.0.0', edit))
       const same = await judge(path, binary)
       t.equal(same.code, 1, 'the same version fails')
       t.match(same.lines.join('\n'), check, 'naming the change')
       t.match(same.lines.join('\n'), /POST \/things|the document|paths/, 'where it is')
       t.match(same.lines.join('\n'), /(Breaks|May break) clients: /, 'and why it breaks a client')
-      write(edited('1.1.0', edit))
+      release(edited('1.1.0', edit))
       t.equal((await judge(path, binary)).code, 1, 'a new minor version fails')
-      write(edited('2.0.0', edit))
+      release(edited('2.0.0', edit))
       t.equal((await judge(path, binary)).code, 0, 'a new major version passes')
     })
   }
 })
 
-t.test('compatible changes pass under the same version', async (t) => {
+t.test('an addition needs a new minor version, released; documentation alone changes none', async (t) => {
   for (const [what, edit] of COMPATIBLE) {
     t.test(what, async (t) => {
-      const { path, write } = repo(t, contract('1.0.0'))
+      const { path, write, release } = repo(t, contract('1.0.0'))
       write(edited('1.0.0', edit))
+      const same = await judge(path, binary)
+      if (what === 'documentation') {
+        t.equal(same.code, 0, same.lines.join('\n'))
+        return
+      }
+      t.equal(same.code, 1, 'under the released version, it fails')
+      t.match(same.lines.join('\n'), /adds to the released contract, 1.0.0 [^]*make info.version 1.1.0 \(a new minor version\)/)
+      write(edited('1.1.0', edit))
+      const unreleased = await judge(path, binary)
+      t.equal(unreleased.code, 1, 'a new version without its changelog entry fails')
+      t.match(unreleased.lines.join('\n'), /info.version 1.1.0 is not released: docs\/api-changelog.md has no entry for it/)
+      release(edited('1.0.1', edit))
+      t.equal((await judge(path, binary)).code, 1, 'a new patch version fails')
+      release(edited('1.1.0', edit))
       const { code, lines } = await judge(path, binary)
       t.equal(code, 0, lines.join('\n'))
     })
@@ -153,39 +192,54 @@ t.test('compatible changes pass under the same version', async (t) => {
 })
 
 t.test('below 1.0.0 the minor counts as the major', async (t) => {
-  const { path, write } = repo(t, contract('0.3.0'))
+  const { path, release } = repo(t, contract('0.3.0'))
   const breaking = BREAKING[1][1]
-  write(edited('0.3.1', breaking))
+  release(edited('0.3.1', breaking))
   t.equal((await judge(path, binary)).code, 1, 'a new patch version fails')
-  write(edited('0.4.0', breaking))
+  release(edited('0.4.0', breaking))
   t.equal((await judge(path, binary)).code, 0, 'a new minor version passes')
 })
 
-t.test('a version never goes down', async (t) => {
+t.test('a version never goes below a release', async (t) => {
   const { path, write } = repo(t, contract('1.2.0'))
   write(contract('1.1.9'))
   const { code, lines } = await judge(path, binary)
   t.equal(code, 1)
-  t.match(lines.join('\n'), /info.version went down, from 1.2.0/)
+  t.match(lines.join('\n'), /info.version went down, from 1.2.0 \(released\) to 1.1.9/)
 })
 
-t.test('the history is the record: a released version keeps its promises in later commits', async (t) => {
+t.test('the changelog says what was released: a release keeps its promises in later commits; drafts are no releases', async (t) => {
   const breaking = BREAKING[0][1]
-  const { path, commit } = repo(t, contract('1.0.0'), edited('1.0.0', COMPATIBLE[0][1]))
-  commit(edited('1.0.0', COMPATIBLE[0][1], breaking))
+  const { path, commit } = repo(t, contract('1.0.0'), edited('1.1.0', COMPATIBLE[0][1]))
+  commit(edited('1.1.0', COMPATIBLE[0][1], breaking))
   const committed = await judge(path, binary)
   t.equal(committed.code, 1, 'a breaking change committed under the released version still fails (as CI sees it)')
-  t.match(committed.lines.join('\n'), /released contract, 1.0.0 as it first appeared \(commit [0-9a-f]+/)
+  t.match(committed.lines.join('\n'), /released contract, 1.1.0 as it first appeared \(commit [0-9a-f]+/)
 
   const bumped = repo(t, contract('1.0.0'), edited('2.0.0', breaking))
-  t.equal((await judge(bumped.path, binary)).code, 0, 'committed with a new major version, it passes')
+  const major = await judge(bumped.path, binary)
+  t.equal(major.code, 0, `committed with a new major version, it passes: ${major.lines.join('\n')}`)
 
-  // A client may have been generated from any served document, not only the first one.
-  const { path: later, commit: commitLater } = repo(t, contract('1.0.0'), edited('1.0.0', COMPATIBLE[1][1]))
-  commitLater(contract('1.0.0'))
-  const removed = await judge(later, binary)
-  t.equal(removed.code, 1, 'removing what a later commit of the version added fails too')
-  t.match(removed.lines.join('\n'), /the last committed document, 1.0.0 [^]*response-optional-property-removed/)
+  // 2.0.0 was committed as a draft, without an entry: 1.1.0 is judged against 1.0.0, the release.
+  const drafted = repo(t, contract('1.0.0'), { draft: edited('2.0.0', COMPATIBLE[1][1], breaking) })
+  drafted.release(edited('1.1.0', COMPATIBLE[1][1]))
+  const additive = await judge(drafted.path, binary)
+  t.equal(additive.code, 0, `a minor release after a draft passes: ${additive.lines.join('\n')}`)
+  t.match(additive.lines.join('\n'), /promises of the released contract, 1.0.0 /)
+  drafted.release(edited('1.1.0', COMPATIBLE[1][1], breaking))
+  t.equal((await judge(drafted.path, binary)).code, 1, 'and a break of 1.0.0 still fails on the 1.x line, whatever the draft did')
+})
+
+t.test('a change reviewed and accepted in scripts/api/accepted-changes.txt is not held against the release', async (t) => {
+  const { path, release, accept } = repo(t, contract('1.0.0'))
+  release(edited('1.1.0', BREAKING[5][1]))
+  const refused = await judge(path, binary)
+  t.equal(refused.code, 1, 'a tighter pattern breaks clients')
+  accept(['# reviewed: names were always lowercase', ...['application/json', 'application/vnd.things+json'].map((type) => `POST /things added the pattern \`^[a-z]+$\` to the request property \`name\` (media type: ${type})`)].join('\n'))
+  const accepted = await judge(path, binary)
+  t.equal(accepted.code, 0, accepted.lines.join('\n'))
+  release(edited('1.2.0', BREAKING[5][1], BREAKING[4][1]))
+  t.equal((await judge(path, binary)).code, 1, 'a change not listed still fails')
 })
 
 t.test('what the gate cannot judge is said plainly and fails, never read as compatible or breaking', async (t) => {
@@ -216,7 +270,7 @@ t.test('what the gate cannot judge is said plainly and fails, never read as comp
 
   const fresh = repo(t)
   fresh.write(contract('1.0.0'))
-  t.same(await judge(fresh.path, binary), { code: 0, lines: ['openapi.yaml was never committed: no contract has been released yet.'] }, 'a contract never committed has nothing to keep')
+  t.same(await judge(fresh.path, binary), { code: 0, lines: ['docs/api-changelog.md releases no version yet: no contract has been released.'] }, 'a contract never released has nothing to keep')
 })
 
 t.test('npm run api:compat as a process: exit 1 and the list on standard error', async (t) => {
@@ -229,7 +283,7 @@ t.test('npm run api:compat as a process: exit 1 and the list on standard error',
   t.match(run.stderr, /make info.version 2.0.0/)
 })
 
-t.test('npm run api:changelog: breaking, additions and documentation since the released contract', async (t) => {
+t.test('npm run api:changelog: breaking, additions and documentation since the release before', async (t) => {
   const { path, write } = repo(t, contract('1.0.0'))
   write(edited('2.0.0', BREAKING[0][1], COMPATIBLE[2][1], COMPATIBLE[4][1], COMPATIBLE[5][1]))
   const text = await markdown(path, binary!)
