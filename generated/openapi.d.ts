@@ -44,13 +44,14 @@ export interface components {
              */
             tag?: string;
         };
+        /**
+         * Format: int64
+         * @description The plant's id, unique in the store. Any 64-bit signed integer.
+         */
+        PlantId: number | bigint;
         /** @description A plant to store, with the id the client chose for it. */
         NewPlant: components["schemas"]["Plant"] & {
-            /**
-             * Format: int64
-             * @description The plant's id, unique in the store. Any 64-bit signed integer.
-             */
-            id: number | bigint;
+            id: components["schemas"]["PlantId"];
         };
         /** @description What went wrong. */
         Error: {

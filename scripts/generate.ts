@@ -1,7 +1,8 @@
-// Regenerates generated/openapi.d.ts from openapi.yaml with openapi-typescript.
-// With --check it writes nothing, and fails with a diff when generated/ is stale.
-// Usage: generate.ts [--check] [document [output]]; paths are relative to the working
-// directory, by default openapi.yaml and generated/openapi.d.ts (npm runs scripts at the root).
+// Regenerates generated/openapi.d.ts from openapi.yaml with openapi-typescript, and the type
+// fixtures' types from their own document (test/openapi/type-fixtures/).
+// With --check it writes nothing, and fails with a diff when any output is stale.
+// Usage: generate.ts [--check] [document output]; paths are relative to the working directory
+// (npm runs scripts at the root); without them, both pairs below.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,9 +12,9 @@ import { load } from 'js-yaml'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
 
-const HEADER = `/**
- * DO NOT EDIT. Generated from openapi.yaml by \`npm run generate\` (scripts/generate.ts).
- * Edit openapi.yaml and run the command again.
+const header = (source: string): string => `/**
+ * DO NOT EDIT. Generated from ${source} by \`npm run generate\` (scripts/generate.ts).
+ * Edit ${source} and run the command again.
  */
 
 `
@@ -48,16 +49,26 @@ export async function generate (document: URL): Promise<string> {
       ])
     }
   })
-  return HEADER + astToString(ast)
+  return header(relative(process.cwd(), fileURLToPath(document))) + astToString(ast)
 }
 
+const PAIRS: Array<[string, string]> = [
+  ['openapi.yaml', 'generated/openapi.d.ts'],
+  ['test/openapi/type-fixtures/openapi.yaml', 'test/openapi/type-fixtures/openapi.d.ts']
+]
+
 async function main (): Promise<void> {
-  const [documentArg, outputArg] = process.argv.slice(2).filter((arg) => arg !== '--check')
-  const documentUrl = pathToFileURL(resolve(documentArg ?? 'openapi.yaml'))
-  const outputPath = pathToFileURL(resolve(outputArg ?? 'generated/openapi.d.ts'))
+  const args = process.argv.slice(2).filter((arg) => arg !== '--check')
+  const pairs: Array<[string, string]> = args.length === 0 ? PAIRS : [[args[0], args[1] ?? 'generated/openapi.d.ts']]
+  for (const [document, output] of pairs) await generateOne(document, output, process.argv.includes('--check'))
+}
+
+async function generateOne (documentArg: string, outputArg: string, check: boolean): Promise<void> {
+  const documentUrl = pathToFileURL(resolve(documentArg))
+  const outputPath = pathToFileURL(resolve(outputArg))
   const fresh = await generate(documentUrl)
   const outputName = relative(process.cwd(), fileURLToPath(outputPath))
-  if (!process.argv.includes('--check')) {
+  if (!check) {
     writeFileSync(outputPath, fresh)
     console.log(`wrote ${outputName}`)
     return

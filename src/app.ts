@@ -7,7 +7,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js'
 import { createHandlers } from './handlers/index.js'
 import { health } from './ops/health.js'
 import { connectionLimits, limitOptions } from './http/limits.js'
-import { loadDocument } from './openapi/document.js'
+import { loadDocument, type LoadedDocument } from './openapi/document.js'
 import { lazySerializerCompiler } from './openapi/serialization.js'
 import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
 import { requestId, echoRequestId } from './http/request-id.js'
@@ -23,11 +23,12 @@ export interface BuildOptions {
   tokens?: TokenSet
   /** OpenTelemetry, started by the process before the app (ops/tracing.ts); undefined: no traces. */
   tracing?: Tracing
+  /** The contract served; openapi.yaml when not given (tests give variants of it). */
+  loaded?: LoadedDocument
 }
 
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
-export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens), tracing }: BuildOptions = {}): Promise<FastifyInstance> {
-  const loaded = loadDocument()
+export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens), tracing, loaded = loadDocument() }: BuildOptions = {}): Promise<FastifyInstance> {
   const { trustProxy } = config
   // The service's own spans, and the trace ids in its log lines, load only with tracing.
   const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.js')

@@ -1,5 +1,6 @@
 import fastifyCors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
+import { allowedMethods } from '../openapi/methods.js'
 import type { RouteSpec } from '../openapi/routes.js'
 
 // CORS for browser clients on other origins (@fastify/cors), for the API's routes only: the docs
@@ -7,22 +8,24 @@ import type { RouteSpec } from '../openapi/routes.js'
 // allows any. Any other origin gets no CORS header at all, so its browser refuses the answer.
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id']
-// Beyond the headers every browser exposes: what a client needs to read its errors and retries.
-const EXPOSED_HEADERS = ['WWW-Authenticate', 'Retry-After', 'X-Request-Id', 'Allow', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']
+// Beyond the headers every browser exposes: what a client needs to read its errors, its retries
+// and a deprecated operation's dates.
+const EXPOSED_HEADERS = ['WWW-Authenticate', 'Retry-After', 'X-Request-Id', 'Allow', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Deprecation', 'Sunset']
 const PREFLIGHT_MAX_AGE_SECONDS = 600
 
 export async function cors (app: FastifyInstance, { origins, routes }: { origins: string[], routes: RouteSpec[] }): Promise<void> {
   if (origins.length === 0) return
   const anyOrigin = origins.includes('*')
   const allowed = new Set(origins)
-  // The document's methods, so a new operation is allowed by itself.
-  const methods = [...new Set(routes.map((route) => route.method))].sort()
+  // Each path's own methods in the document, so a new operation is allowed by itself.
+  const methodsOf = new Map(allowedMethods(routes).map(({ url, declared }) => [url, declared]))
   await app.register(fastifyCors, {
     delegator: (request, callback) => {
       const { origin } = request.headers
       // @fastify/cors answers preflights through a catch-all OPTIONS route; a path that is
       // none of the API's (the docs, a typo) gets no CORS answer from it, but a 404.
-      const ours = request.routeOptions.url !== '*' && origin !== undefined && (anyOrigin || allowed.has(origin))
+      const methods = methodsOf.get(request.routeOptions.url ?? '')
+      const ours = methods !== undefined && origin !== undefined && (anyOrigin || allowed.has(origin))
       callback(null, {
         origin: ours ? (anyOrigin ? '*' : origin) : false,
         // Only a real preflight is answered as one; a plain OPTIONS gets its 204 with Allow.

@@ -6,18 +6,31 @@ import type { RouteSpec } from './routes.js'
 // 405 with an Allow header, and OPTIONS answering 204 with Allow. The lists come from the route
 // list, so a new operation in the document changes them by itself. Unknown paths stay 404.
 
-/** Each path's Allow list: its declared methods, HEAD where GET is (Fastify answers it), and OPTIONS. */
-export function allowedMethods (routes: RouteSpec[]): Map<string, string[]> {
-  const byUrl = new Map<string, Set<string>>()
-  for (const { url, method } of routes) {
-    const methods = byUrl.get(url) ?? new Set()
-    byUrl.set(url, methods.add(method))
+export interface PathMethods {
+  /** The path as the document spells it (/plants/{id}), as messages name it. */
+  path: string
+  /** The same path in Fastify's form (/plants/:id). */
+  url: string
+  /** The methods the document declares on it. */
+  declared: string[]
+  /** Its Allow list: the declared methods, HEAD where GET is (Fastify answers it), and OPTIONS. */
+  allowed: string[]
+}
+
+/** Each declared path with its methods, in the document's order. */
+export function allowedMethods (routes: RouteSpec[]): PathMethods[] {
+  const byPath = new Map<string, { url: string, declared: Set<string> }>()
+  for (const { path, url, method } of routes) {
+    const entry = byPath.get(path) ?? { url, declared: new Set<string>() }
+    byPath.set(path, entry)
+    entry.declared.add(method)
   }
-  for (const methods of byUrl.values()) {
-    if (methods.has('GET')) methods.add('HEAD')
-    methods.add('OPTIONS')
-  }
-  return new Map([...byUrl].map(([url, methods]) => [url, [...methods].sort()]))
+  return [...byPath].map(([path, { url, declared }]) => {
+    const allowed = new Set(declared)
+    if (allowed.has('GET')) allowed.add('HEAD')
+    allowed.add('OPTIONS')
+    return { path, url, declared: [...declared].sort(), allowed: [...allowed].sort() }
+  })
 }
 
 /**
@@ -26,20 +39,19 @@ export function allowedMethods (routes: RouteSpec[]): Map<string, string[]> {
  * public document says so already.
  */
 export function registerMethodAnswers (app: FastifyInstance, routes: RouteSpec[]): void {
-  const declared = new Set(routes.map(({ method, url }) => `${method} ${url}`))
-  for (const [url, allowed] of allowedMethods(routes)) {
+  for (const { path, url, declared, allowed } of allowedMethods(routes)) {
     const allow = allowed.join(', ')
     const notAllowed: onRequestHookHandler = (request, reply, done) => {
       reply.header('allow', allow)
-      done(new MethodNotAllowedError(request.method, url, allow))
+      done(new MethodNotAllowedError(request.method, path, allow))
     }
     // Only a request that is no CORS preflight gets here: @fastify/cors answers those first.
     const options: onRequestHookHandler = (_request, reply) => {
       reply.code(204).header('allow', allow).send()
     }
     for (const method of app.supportedMethods) {
-      if (allowed.includes(method) && method !== 'OPTIONS') continue // declared, or HEAD of a GET
-      if (declared.has(`${method} ${url}`)) continue // a declared OPTIONS operation
+      if (declared.includes(method)) continue
+      if (method === 'HEAD' && declared.includes('GET')) continue // Fastify answers it with the GET route
       app.route({ method, url, onRequest: method === 'OPTIONS' ? options : notAllowed, handler: unreachable, exposeHeadRoute: false, schema: { hide: true } })
     }
   }

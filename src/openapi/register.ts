@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { deprecationHeaders } from './deprecation.js'
 import type { Handlers } from './handler-types.js'
 import type { OpenApiDocument } from './document.js'
 import type { RouteSpec } from './routes.js'
@@ -60,7 +61,7 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], handl
       url: route.url,
       schema: route.schema,
       // onRequest runs before the body is read, so an anonymous request never reaches validation.
-      onRequest,
+      onRequest: route.deprecation === undefined ? onRequest : [deprecationHeaders(route.deprecation), ...onRequest],
       handler: handle
     })
   }

@@ -1,3 +1,4 @@
+import { deprecationOf, type Deprecation } from './deprecation.js'
 import type { OpenApiDocument } from './document.js'
 
 // Step one of two: turn the OpenAPI document into a plain list of routes. Nothing here
@@ -9,10 +10,14 @@ export type SecurityRequirement = Record<string, string[]>
 export interface RouteSpec {
   operationId: string
   method: string
+  /** The path as the document spells it: /plants/{id}. */
+  path: string
   /** The path in Fastify's form: /plants/{id} becomes /plants/:id. */
   url: string
   /** The requirements in force: the operation's own, or else the document's. */
   security: SecurityRequirement[]
+  /** The headers of a deprecated operation; undefined for one that is not. */
+  deprecation?: Deprecation
   schema: {
     body?: JsonSchema
     params?: JsonSchema
@@ -44,8 +49,10 @@ export function routesFromDocument (doc: OpenApiDocument): RouteSpec[] {
       routes.push({
         operationId: operation.operationId,
         method: method.toUpperCase(),
+        path,
         url: path.replace(/{([^}]+)}/g, ':$1'),
         security: operation.security ?? doc.security ?? [],
+        deprecation: deprecationOf(operation, where),
         schema: {
           ...parameterSchemas(doc, [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])], where),
           ...bodySchema(doc, operation.requestBody, where),
@@ -121,9 +128,12 @@ function parameterSchemas (doc: OpenApiDocument, rawParameters: any[], where: st
     // Node lowercases incoming header names.
     const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name
     const target = parts[part] ??= { type: 'object', properties: {}, required: [] }
-    target.properties[name] = standaloneSchema(doc, parameter.schema)
+    target.properties[name] = parameter.schema
     if (parameter.required === true || parameter.in === 'path') target.required.push(name)
   }
+  // Each part made self-contained as a whole, so that its $defs sit at its root, where a
+  // property's $ref (#/$defs/PlantId) resolves.
+  for (const part of Object.keys(parts) as Array<keyof typeof parts>) parts[part] = standaloneSchema(doc, parts[part]!)
   return parts
 }
 

@@ -15,6 +15,9 @@ export const TOKEN = 'test-token-0123456789abcdef'
 export const AUTH = { authorization: `Bearer ${TOKEN}` }
 export const { document, text: documentText } = loadDocument()
 
+/** A concrete URL for a path of the document: each {parameter} filled with 1. */
+export const exampleUrl = (path: string): string => path.replace(/\{[^}]+\}/g, '1')
+
 /** The suites run on SQLite unless TEST_BACKEND=postgres (see the *.postgres.test.ts files beside each suite). */
 export const BACKEND = process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
 

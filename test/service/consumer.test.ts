@@ -59,7 +59,7 @@ t.test('a client generates exact types from the served document and calls the AP
   // generate-types.ts: the types, from the served document, with int64 as number | bigint.
   const tsx = async (file: string, token = '') => (await exec(process.execPath, ['--import', 'tsx', file], { cwd: dir, env: { PATH: process.env.PATH, PLANT_STORE_TOKEN: token } })).stdout
   await tsx('generate-types.ts')
-  t.match(readFileSync(join(dir, 'plant-store.d.ts'), 'utf8'), /id: number \| bigint;/, 'ids are typed exactly')
+  t.match(readFileSync(join(dir, 'plant-store.d.ts'), 'utf8'), /PlantId: number \| bigint;/, 'ids are typed exactly')
 
   // tsconfig.json: the files compile under it (`npx tsc`), the client against the generated types.
   const { config: tsconfig } = ts.readConfigFile(join(dir, 'tsconfig.json'), ts.sys.readFile)

@@ -1,6 +1,9 @@
-import type { Handlers } from '../../../src/openapi/handler-types.js'
+import type { HandlersOf } from '../../../src/openapi/handler-types.js'
+import type { operations } from './openapi.js'
 
-export const handlers: Handlers = {
-  createPlant: async ({ body }) => ({ status: 200, body: { name: body.name } }),
-  deletePlant: async () => ({ status: 200, body: { name: 'gone' } })
+export const handlers: HandlersOf<operations> = {
+  createThing: async ({ body }) => ({ status: 200, body: { name: body.name } }),
+  getThing: async () => ({ status: 200, body: { name: 'found' } }),
+  // @ts-expect-error no operation deleteThing in the document
+  deleteThing: async () => ({ status: 200, body: { name: 'gone' } })
 }

@@ -1,3 +1,7 @@
-import type { Handlers } from '../../../src/openapi/handler-types.js'
+import type { HandlersOf } from '../../../src/openapi/handler-types.js'
+import type { operations } from './openapi.js'
 
-export const handlers: Handlers = {}
+// @ts-expect-error getThing's handler is missing
+export const handlers: HandlersOf<operations> = {
+  createThing: async ({ body }) => ({ status: 200, body: { name: body.name } })
+}

@@ -1,0 +1,192 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+
+// "A new operation is the document, one handler and its test": a maintainer's read operation,
+// GET /plants/{id}, added to a copy of this project as docs/changing-the-api.md says, and nothing
+// else touched. The compiler names the missing handler; with it written, `npm run check` passes,
+// and so do the tests of what the service derives from the document, and the new one's test.
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+// Bounds on each step: a step that hangs fails the test with what it printed.
+const STEP_TIMEOUT_MS = 240_000
+
+const PATH_ITEM = `  /plants/{id}:
+    description: |
+      A method this path does not declare answers 405 with an Allow header
+      naming the declared ones, and an Error body.
+    get:
+      operationId: getPlant
+      tags:
+        - plants
+      security:
+        - bearerAuth:
+            - plants:read
+      summary: Read a stored plant
+      description: Answers the plant stored under this id, once it is durable.
+      parameters:
+        - name: id
+          in: path
+          required: true
+          description: The plant's id.
+          schema:
+            $ref: '#/components/schemas/PlantId'
+      responses:
+        '200':
+          description: The stored plant, without its id.
+          headers:
+            Cache-Control:
+              $ref: '#/components/headers/CacheControl'
+            X-Request-Id:
+              $ref: '#/components/headers/XRequestId'
+            RateLimit-Limit:
+              $ref: '#/components/headers/RateLimitLimit'
+            RateLimit-Remaining:
+              $ref: '#/components/headers/RateLimitRemaining'
+            RateLimit-Reset:
+              $ref: '#/components/headers/RateLimitReset'
+            Access-Control-Allow-Origin:
+              $ref: '#/components/headers/AccessControlAllowOrigin'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Plant'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '408':
+          $ref: '#/components/responses/RequestTimeout'
+        '429':
+          $ref: '#/components/responses/TooManyRequests'
+        '431':
+          $ref: '#/components/responses/HeadersTooLarge'
+        '500':
+          $ref: '#/components/responses/InternalError'
+        '503':
+          $ref: '#/components/responses/ServiceUnavailable'
+`
+const NOT_FOUND = `    NotFound:
+      description: No plant is stored under this id.
+      headers:
+        Cache-Control:
+          $ref: '#/components/headers/CacheControl'
+        X-Request-Id:
+          $ref: '#/components/headers/XRequestId'
+        RateLimit-Limit:
+          $ref: '#/components/headers/RateLimitLimit'
+        RateLimit-Remaining:
+          $ref: '#/components/headers/RateLimitRemaining'
+        RateLimit-Reset:
+          $ref: '#/components/headers/RateLimitReset'
+        Access-Control-Allow-Origin:
+          $ref: '#/components/headers/AccessControlAllowOrigin'
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/Error'
+`
+const HANDLER = `import type { Handler } from '../openapi/handler-types.js'
+import type { PlantStore } from '../store/store.js'
+
+export function getPlant (store: PlantStore): Handler<'getPlant'> {
+  return async ({ params }) => {
+    const plant = await store.get(BigInt(params.id))
+    if (plant === undefined) return { status: 404, body: { error: 404, message: \`No plant \${params.id}\` } }
+    return { status: 200, body: plant }
+  }
+}
+`
+const HANDLER_TEST = `import t from 'tap'
+import { AUTH, assertError, buildTestApp, post } from '../helpers/app.js'
+
+t.test('a stored plant is read back; another id is a 404; a token is needed', async (t) => {
+  const app = await buildTestApp(t)
+  t.equal((await post(app, '{"id":9007199254740993,"name":"Fern","tag":"indoor"}')).statusCode, 200)
+  const found = await app.inject({ url: '/plants/9007199254740993', headers: AUTH })
+  t.equal(found.statusCode, 200)
+  t.same(found.json(), { name: 'Fern', tag: 'indoor' })
+  assertError(t, await app.inject({ url: '/plants/9007199254740992', headers: AUTH }), 404, /No plant 9007199254740992/)
+  assertError(t, await app.inject({ url: '/plants/fern', headers: AUTH }), 400, /params\\/id/)
+  assertError(t, await app.inject({ url: '/plants/1' }), 401)
+})
+`
+
+/** The project's environment for a child, without what tap tells its own children. */
+const childEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TAP|_TAPJS|NODE_OPTIONS|TS_NODE)/.test(name)))
+
+function run (cwd: string, command: string, ...args: string[]): { status: number | null, output: string } {
+  const result = spawnSync(command, args, { cwd, env: childEnv(), encoding: 'utf8', timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 })
+  return { status: result.status, output: `${result.stdout}${result.stderr}` }
+}
+
+/** A git clone of this project with the working tree's files on top, as one more commit, and its node_modules linked. */
+function copyOfProject (dir: string): string {
+  const copy = join(dir, 'project')
+  execFileSync('git', ['clone', '-q', '--no-local', root, copy])
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean)
+  for (const file of files) {
+    mkdirSync(dirname(join(copy, file)), { recursive: true })
+    try { copyFileSync(join(root, file), join(copy, file)) } catch { /* deleted in the working tree */ }
+  }
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: copy, encoding: 'utf8' })
+  git('add', '-A')
+  if (git('status', '--porcelain') !== '') git('commit', '-q', '-m', 'the working tree')
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'))
+  return copy
+}
+
+t.test('adding GET /plants/{id}: the document, one handler, its registration and its test', async (t) => {
+  const copy = copyOfProject(t.testdir())
+  const file = (path: string) => join(copy, path)
+  const npm = (...args: string[]) => run(copy, 'npm', ...args)
+
+  // 1. The document: the operation, its 404, and a new minor version.
+  let document = readFileSync(file('openapi.yaml'), 'utf8')
+  const [, major, minor] = /^ {2}version: (\d+)\.(\d+)\.\d+$/m.exec(document)!
+  const version = `${major}.${Number(minor) + 1}.0`
+  document = document.replace(/^ {2}version: .*$/m, `  version: ${version}`)
+    .replace(/^components:$/m, `${PATH_ITEM}components:`)
+    .replace(/^ {4}RequestTimeout:$/m, `${NOT_FOUND}    RequestTimeout:`)
+  writeFileSync(file('openapi.yaml'), document)
+
+  // 2. The types, and the compiler names what is missing.
+  const generated = npm('run', '--silent', 'generate')
+  t.equal(generated.status, 0, 'npm run generate', { output: generated.output })
+  const missing = npm('run', '--silent', 'typecheck')
+  t.not(missing.status, 0, 'the compiler fails')
+  t.match(missing.output, /src\/handlers\/index\.ts.*Property 'getPlant' is missing/s, 'naming the missing handler')
+
+  // 3. The handler, its registration and its test; the changelog's entry for the release.
+  writeFileSync(file('src/handlers/get-plant.ts'), HANDLER)
+  const index = readFileSync(file('src/handlers/index.ts'), 'utf8')
+  writeFileSync(file('src/handlers/index.ts'), index
+    .replace("import { createPlant } from './create-plant.js'", "import { createPlant } from './create-plant.js'\nimport { getPlant } from './get-plant.js'")
+    .replace('createPlant: createPlant(store)', 'createPlant: createPlant(store),\n    getPlant: getPlant(store)'))
+  writeFileSync(file('test/handlers/get-plant.test.ts'), HANDLER_TEST)
+  const entry = npm('run', '--silent', 'api:changelog')
+  t.equal(entry.status, 0, 'npm run api:changelog', { output: entry.output })
+  t.match(entry.output, new RegExp(`^## Plant Store ${version.replaceAll('.', '\\.')}: changes since`))
+  t.match(entry.output, /GET \/plants\/\{id\}: endpoint added/)
+  const changelog = readFileSync(file('docs/api-changelog.md'), 'utf8')
+  const first = changelog.indexOf('\n## ') + 1
+  writeFileSync(file('docs/api-changelog.md'), changelog.slice(0, first) + entry.output + '\n' + changelog.slice(first))
+
+  // 4. Nothing else: npm run check and the tests pass.
+  const check = npm('run', 'check')
+  t.equal(check.status, 0, 'npm run check passes', { output: check.output.slice(-4000) })
+  const derived = ['test/handlers/get-plant.test.ts', 'test/handlers/create-plant.test.ts', 'test/http/cors.test.ts', 'test/http/errors.test.ts',
+    'test/openapi/methods.test.ts', 'test/openapi/interop.test.ts', 'test/openapi/types.test.ts', 'test/openapi/deprecation.test.ts', 'test/openapi/routes.test.ts']
+  const tests = run(copy, join(copy, 'node_modules/.bin/tap'), '--disable-coverage', '--reporter=tap', ...derived)
+  t.equal(tests.status, 0, 'the derived behaviour\'s tests and the new one pass', { output: tests.output.slice(-4000) })
+  t.equal(execFileSync('git', ['status', '--porcelain'], { cwd: copy, encoding: 'utf8' }).split('\n').filter(Boolean).sort().join('\n'), [
+    ' M docs/api-changelog.md', ' M generated/openapi.d.ts', ' M openapi.yaml', ' M src/handlers/index.ts',
+    '?? node_modules', '?? src/handlers/get-plant.ts', '?? test/handlers/get-plant.test.ts'
+  ].join('\n'), 'and only the document, its types and changelog, the handler, its registration and its test changed')
+})
