@@ -175,7 +175,7 @@ async function startStore (t: Test, databaseUrl: string, timeoutMs: number) {
     if (line.ready === true) ready()
     else answers.get(line.seq)?.(line)
   })
-  await Promise.race([started, sleep(60_000).then(() => { throw new Error(`the store process did not start: ${stderr}`) })])
+  await Promise.race([started, sleep(60_000, undefined, { ref: false }).then(() => { throw new Error(`the store process did not start: ${stderr.slice(-500)}`) })])
   let seq = 0
   /** Sends one call; resolves with its answer and when it came, in ms since `since`. */
   const call = (op: 'create' | 'get', id: number, name?: string) => new Promise<{ value?: unknown, error?: string, at: number }>((resolve) => {
