@@ -17,7 +17,20 @@ const SAFE_RUN = 15
 
 interface Scan { keys: number, mayLosePrecision: boolean }
 
-const enum Char { Quote = 34, Backslash = 92, Colon = 58, OpenBrace = 123, OpenBracket = 91, CloseBrace = 125, CloseBracket = 93, Dot = 46, Zero = 48, Nine = 57, LowerE = 101, UpperE = 69 }
+// Character codes the scan looks for. (Constants, not a const enum: the tests and the SQLite worker
+// run the source on Node's type stripping, which erases types only.)
+const QUOTE = 34
+const BACKSLASH = 92
+const COLON = 58
+const OPEN_BRACE = 123
+const OPEN_BRACKET = 91
+const CLOSE_BRACE = 125
+const CLOSE_BRACKET = 93
+const DOT = 46
+const ZERO = 48
+const NINE = 57
+const LOWER_E = 101
+const UPPER_E = 69
 
 function scan (text: string): Scan {
   let keys = 0
@@ -26,22 +39,22 @@ function scan (text: string): Scan {
   let mayLosePrecision = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (c === Char.Quote) {
+    if (c === QUOTE) {
       // Skip the string, and its escapes.
       for (i++; i < text.length; i++) {
         const s = text.charCodeAt(i)
-        if (s === Char.Backslash) i++
-        else if (s === Char.Quote) break
+        if (s === BACKSLASH) i++
+        else if (s === QUOTE) break
       }
       run = 0
-    } else if ((c >= Char.Zero && c <= Char.Nine) || c === Char.Dot) {
+    } else if ((c >= ZERO && c <= NINE) || c === DOT) {
       if (++run > SAFE_RUN) mayLosePrecision = true
     } else {
-      if ((c === Char.LowerE || c === Char.UpperE) && run > 0) mayLosePrecision = true
-      else if (c === Char.Colon) keys++
-      else if (c === Char.OpenBrace || c === Char.OpenBracket) {
+      if ((c === LOWER_E || c === UPPER_E) && run > 0) mayLosePrecision = true
+      else if (c === COLON) keys++
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         if (++depth > MAX_DEPTH) throw new TooDeepError(MAX_DEPTH)
-      } else if (c === Char.CloseBrace || c === Char.CloseBracket) depth--
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
       run = 0
     }
   }

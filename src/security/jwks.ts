@@ -18,8 +18,10 @@ export interface KeySetObserver {
 /** The keys cannot be had now, so the token cannot be judged: it may be good, so retry, not 401. */
 export class KeysUnavailable extends Error {
   override name = 'KeysUnavailable'
-  constructor (readonly retryAfterMs: number, options?: ErrorOptions) {
+  readonly retryAfterMs: number
+  constructor (retryAfterMs: number, options?: ErrorOptions) {
     super('the identity provider\'s keys cannot be fetched', options)
+    this.retryAfterMs = retryAfterMs
   }
 }
 

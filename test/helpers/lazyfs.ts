@@ -1,10 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, closeSync, constants, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
+import { killGroup, spawnGroup } from './children.js'
+import { logExcerpt } from './log-file.js'
 import { waitFor } from './proc.js'
 
 // LazyFS: a FUSE file system that keeps every write that was not fsynced in a cache of its own
@@ -29,7 +31,7 @@ export function findLazyFs (): string | undefined {
     return undefined
   }
   const built = spawnSync('bash', [join(resolve(src), 'build.sh'), BUILD_DIR], { encoding: 'utf8' })
-  if (built.status !== 0) throw new Error(`building LazyFS from ${src} failed: ${built.stderr}${built.stdout}`)
+  if (built.status !== 0) throw new Error(`building LazyFS from ${src} failed: ${logExcerpt('lazyfs-build', built.stderr + built.stdout)}`)
   return built.stdout.trim().split('\n').at(-1)!
 }
 
@@ -61,7 +63,7 @@ export async function mountLazyFs (t: Test, bin: string, { shared = false } = {}
   // One -o: LazyFS passes on only its first ten arguments.
   const options = ['modules=subdir', `subdir=${root}`, ...(shared ? ['allow_other'] : [])]
   const args = [dir, '--config-path', config, '-o', options.join(','), '-f']
-  const child: ChildProcess = spawn(bin, args, { env: { ...process.env, LD_LIBRARY_PATH: dirname(bin) }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child: ChildProcess = spawnGroup(bin, args, { env: { ...process.env, LD_LIBRARY_PATH: dirname(bin) }, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (chunk) => { stderr += chunk })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -69,7 +71,7 @@ export async function mountLazyFs (t: Test, bin: string, { shared = false } = {}
     spawnSync('fusermount3', ['-u', '-z', dir])
     child.kill('SIGTERM')
     await Promise.race([exited, sleep(5000)])
-    if (child.exitCode === null) child.kill('SIGKILL')
+    if (child.exitCode === null) killGroup(child)
     rmSync(base, { recursive: true, force: true })
   })
 

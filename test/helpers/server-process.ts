@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { killGroup, spawnGroup } from './children.js'
+import { logExcerpt } from './log-file.js'
 
 // The service as a real process, as an operator runs it.
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -18,7 +19,7 @@ export const runTs = tapLoader.length > 0
   : { args: ['--import', 'tsx'], env: {} }
 
 export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir(), nodeArgs: string[] = []) {
-  const child = spawn(process.execPath, [...nodeArgs, ...runTs.args, join(root, 'src/server.ts')], {
+  const child = spawnGroup(process.execPath, [...nodeArgs, ...runTs.args, join(root, 'src/server.ts')], {
     cwd,
     env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...runTs.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
@@ -28,15 +29,15 @@ export function startServer (t: Test, env: Record<string, string>, cwd: string =
   child.stdout.on('data', (chunk) => { stdout += chunk })
   child.stderr.on('data', (chunk) => { stderr += chunk })
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  t.teardown(() => { child.kill('SIGKILL') })
+  t.teardown(() => { killGroup(child) })
   const listening = new Promise<{ url: string, token?: string }>((resolve, reject) => {
     child.stdout.on('data', () => {
       const url = /listening on (\S+)/.exec(stdout)?.[1]
       if (url !== undefined && /API docs/.test(stdout)) resolve({ url, token: /token kept in [^\n]*:\n\s+(\S+)/.exec(stdout)?.[1] })
     })
-    exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)))
+    exited.then((code) => reject(new Error(`exited ${code}: ${logExcerpt('service', stdout + stderr)}`)))
     // Bounded, so a start that hangs fails the test with what the service said, not the file's timeout.
-    setTimeout(() => reject(new Error(`not listening after ${START_TIMEOUT_MS} ms: ${stdout}${stderr}`)), START_TIMEOUT_MS).unref()
+    setTimeout(() => reject(new Error(`not listening after ${START_TIMEOUT_MS} ms: ${logExcerpt('service', stdout + stderr)}`)), START_TIMEOUT_MS).unref()
   })
   listening.catch(() => {}) // a test that expects the start to fail awaits `exited` instead
   return { child, listening, exited, output: () => ({ stdout, stderr }) }

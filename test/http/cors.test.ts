@@ -3,7 +3,7 @@ import { allowedMethods } from '../../src/openapi/methods.js'
 import { routesFromDocument } from '../../src/openapi/routes.js'
 import { buildTestApp, document, testConfig, TOKEN } from '../helpers/app.js'
 
-// CORS over real HTTP, as a browser would speak it. The browser itself is test/http/cors-browser.test.ts.
+// CORS over real HTTP, as a browser would speak it. The browser itself is test/http/cors-browser.system.test.ts.
 
 const APP = 'http://app.example.com:5173'
 const OTHER = 'https://evil.example.com'

@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { logExcerpt } from '../helpers/log-file.js'
 
 // "A new operation is the document, one handler and its test": a maintainer's read operation,
 // GET /plants/{id}, added to a copy of this project as docs/changing-the-api.md says, and nothing
@@ -123,7 +124,12 @@ const childEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(proc
 
 function run (cwd: string, command: string, ...args: string[]): { status: number | null, output: string } {
   const result = spawnSync(command, args, { cwd, env: childEnv(), encoding: 'utf8', timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 })
-  return { status: result.status, output: `${result.stdout}${result.stderr}` }
+  return { status: result.status, output: `${result.stderr}${result.stdout}` }
+}
+
+/** Asserts a step exited 0; a failure's message ends with its output's last lines, and names the file with all of it. */
+function succeeds (t: Test, what: string, step: { status: number | null, output: string }): void {
+  t.equal(step.status, 0, step.status === 0 ? `${what} passes` : `${what} failed (${step.status}): ${logExcerpt(what, step.output)}`)
 }
 
 /** A git clone of this project with the working tree's files on top, as one more commit, and its node_modules linked. */
@@ -158,7 +164,7 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
 
   // 2. The types, and the compiler names what is missing.
   const generated = npm('run', '--silent', 'generate')
-  t.equal(generated.status, 0, 'npm run generate', { output: generated.output })
+  succeeds(t, 'npm run generate', generated)
   const missing = npm('run', '--silent', 'typecheck')
   t.not(missing.status, 0, 'the compiler fails')
   t.match(missing.output, /src\/handlers\/index\.ts.*Property 'getPlant' is missing/s, 'naming the missing handler')
@@ -171,7 +177,7 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
     .replace('createPlant: createPlant(store)', 'createPlant: createPlant(store),\n    getPlant: getPlant(store)'))
   writeFileSync(file('test/handlers/get-plant.test.ts'), HANDLER_TEST)
   const entry = npm('run', '--silent', 'api:changelog')
-  t.equal(entry.status, 0, 'npm run api:changelog', { output: entry.output })
+  succeeds(t, 'npm run api:changelog', entry)
   t.match(entry.output, new RegExp(`^## Plant Store ${version.replaceAll('.', '\\.')}: changes since`))
   t.match(entry.output, /GET \/plants\/\{id\}: endpoint added/)
   const changelog = readFileSync(file('docs/api-changelog.md'), 'utf8')
@@ -180,11 +186,11 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
 
   // 4. Nothing else: npm run check and the tests pass.
   const check = npm('run', 'check')
-  t.equal(check.status, 0, 'npm run check passes', { output: check.output.slice(-4000) })
+  succeeds(t, 'npm run check', check)
   const derived = ['test/handlers/get-plant.test.ts', 'test/handlers/create-plant.test.ts', 'test/http/cors.test.ts', 'test/http/errors.test.ts',
     'test/openapi/methods.test.ts', 'test/openapi/interop.test.ts', 'test/openapi/types.test.ts', 'test/openapi/deprecation.test.ts', 'test/openapi/routes.test.ts']
   const tests = run(copy, join(copy, 'node_modules/.bin/tap'), '--disable-coverage', '--reporter=tap', ...derived)
-  t.equal(tests.status, 0, 'the derived behaviour\'s tests and the new one pass', { output: tests.output.slice(-4000) })
+  succeeds(t, 'the derived behaviour\'s tests and the new one\'s', tests)
   t.equal(execFileSync('git', ['status', '--porcelain'], { cwd: copy, encoding: 'utf8' }).split('\n').filter(Boolean).sort().join('\n'), [
     ' M docs/api-changelog.md', ' M generated/openapi.d.ts', ' M openapi.yaml', ' M src/handlers/index.ts',
     '?? node_modules', '?? src/handlers/get-plant.ts', '?? test/handlers/get-plant.test.ts'

@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3'
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,6 +10,7 @@ import { CopyInputError, copyStore } from '../../src/store/copy.js'
 import { openSnapshot } from '../../src/store/snapshot.js'
 import { openStore } from '../../src/store/open.js'
 import type { StoredPlant } from '../../src/store/store.js'
+import { spawnGroup } from '../helpers/children.js'
 import { parseStoreUrl } from '../../src/store/url.js'
 import { bulkSqliteStore } from '../helpers/bulk-store.js'
 import { freshDatabaseUrl } from '../helpers/postgres.js'
@@ -26,7 +26,7 @@ interface Run { code: number | null, stdout: string, stderr: string }
 
 /** Starts the command; `done` resolves with its exit code and output. */
 function startCopy (...args: string[]) {
-  const child = spawn(process.execPath, [...runTs.args, join(root, 'src/cli/copy-store.ts'), ...args], { env: { ...process.env, ...runTs.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawnGroup(process.execPath, [...runTs.args, join(root, 'src/cli/copy-store.ts'), ...args], { env: { ...process.env, ...runTs.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => { stdout += chunk })

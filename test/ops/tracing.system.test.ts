@@ -9,7 +9,7 @@ import { startServer } from '../helpers/server-process.js'
 
 // Traces, as an operator whose platform collects OpenTelemetry gets them: the service as a real
 // process, configured by the SDK's own OTEL_* variables, exporting over OTLP/HTTP to a receiver
-// the test runs. Tracing off loads no OpenTelemetry module: test/service/footprint.test.ts.
+// the test runs. Tracing off loads no OpenTelemetry module: test/service/footprint.system.test.ts.
 
 const TOKEN = 'tracing-token-0123456789abc'
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
@@ -189,7 +189,8 @@ t.test('SIGTERM with a hung collector: the process exits within SHUTDOWN_TIMEOUT
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0, 'exit 0: the requests were drained, only the last spans are lost')
   const took = Date.now() - started
-  t.ok(took < 1500 + 1000, `exited ${took} ms after the signal`)
+  // Unbounded, the exporter's own timeout (10 s) would hold the exit.
+  t.ok(took < 1500 * 4, `exited ${took} ms after the signal`)
   t.ok(receiver.requests >= 1, 'after trying to flush')
   t.match(server.output().stdout, /did not take the last spans in time/)
 })

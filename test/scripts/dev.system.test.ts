@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { childrenOf, waitFor } from '../helpers/proc.js'
+import { killGroup, spawnGroup } from '../helpers/children.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -28,8 +28,8 @@ t.test('npm run dev regenerates the types when openapi.yaml changes', async (t) 
 
   // Its tsx child reports no coverage: tsx joins lines, which would garble the figures for
   // scripts/generate.ts that the other tests measure (see server-process.ts).
-  const dev = spawn('npm', ['run', 'dev:codegen'], { cwd: dir, stdio: 'ignore', detached: true, env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' } })
-  t.teardown(() => { try { process.kill(-dev.pid!, 'SIGKILL') } catch {} })
+  const dev = spawnGroup('npm', ['run', 'dev:codegen'], { cwd: dir, stdio: 'ignore', env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' } })
+  t.teardown(() => { killGroup(dev) })
 
   await waitFor(() => read().includes('NewPlant'), 60_000, 'the first generation', () => tree(dev.pid!))
   t.notMatch(read(), /height/)
@@ -51,12 +51,11 @@ t.test('npm run dev shows the logs pretty-printed, one line per request', async 
   const token = 'dev-api-token-0123456789abcdef'
   let output = ''
   // Its tsx child reports no coverage, as above.
-  const dev = spawn('npm', ['run', 'dev:api'], {
+  const dev = spawnGroup('npm', ['run', 'dev:api'], {
     cwd: root,
-    detached: true,
     env: { ...process.env, PORT: '0', API_TOKENS: token, LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'plants.db')}`, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
   })
-  t.teardown(() => { try { process.kill(-dev.pid!, 'SIGKILL') } catch {} })
+  t.teardown(() => { killGroup(dev) })
   dev.stdout.on('data', (chunk) => { output += chunk })
   await waitFor(() => /API docs/.test(output), 60_000, 'the server to listen', () => tree(dev.pid!))
   const url = /listening on (\S+)/.exec(output)![1]

@@ -7,7 +7,7 @@ import { startServer } from '../helpers/server-process.js'
 // A 200 means stored: kill -9 the server at a random moment under concurrent creates, restart it
 // on the same database, and every acknowledged plant must be there. CRASH_ROUNDS sets the kills
 // per store; the default gives 20 in all (12 on SQLite, 8 on PostgreSQL). A SIGKILL leaves the
-// OS's page cache intact: power loss is test/service/power-loss.test.ts.
+// OS's page cache intact: power loss is test/service/power-loss.system.test.ts.
 const TOKEN = 'crash-test-token-0123456789'
 const ROUNDS = { sqlite: Number(process.env.CRASH_ROUNDS ?? 12), postgres: Number(process.env.CRASH_ROUNDS ?? 8) }
 

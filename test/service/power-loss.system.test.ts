@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3'
-import { spawn } from 'node:child_process'
 import { chownSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -10,6 +9,7 @@ import { postgresUser, startEmbeddedPostgres } from '../helpers/embedded-postgre
 import { findLazyFs, mountLazyFs, type Mount } from '../helpers/lazyfs.js'
 import { waitFor } from '../helpers/proc.js'
 import { startServer } from '../helpers/server-process.js'
+import { spawnGroup } from '../helpers/children.js'
 
 // "A 200 means durable", tested against power loss: the database lives on LazyFS, and each round
 // kills it at a random moment under concurrent creates, then drops every write that was not
@@ -107,7 +107,7 @@ if (lazyfs !== undefined) {
     const file = join(mount.dir, 'control.db')
     // Straight through the driver, not a production setting: one row per transaction, each
     // acknowledged on stdout once its commit returned.
-    const writer = spawn(process.execPath, ['-e', `
+    const writer = spawnGroup(process.execPath, ['-e', `
       const db = new (require('better-sqlite3'))(${JSON.stringify(file)})
       db.pragma('journal_mode = WAL')
       db.pragma('synchronous = OFF')
