@@ -1,15 +1,19 @@
-// npm run migrate: applies the store's migrations for DATABASE_URL without starting the server,
-// for operators who migrate before a rollout. Safe to run while instances are starting.
+// npm run migrate: brings the store's schema to this version without starting the server, for
+// operators who migrate before a rollout, as a role that may change the schema: MIGRATE_DATABASE_URL
+// when set (the instances then serve as a role with only SELECT and INSERT), else DATABASE_URL.
+// Safe to run while instances are starting.
 import { ConfigError, loadConfig } from '../config.js'
 import { openStore } from '../store/open.js'
 import { redactUrl } from '../store/url.js'
 
 try {
-  const config = loadConfig(process.env)
+  const { MIGRATE_DATABASE_URL: migrateUrl } = process.env
+  const config = loadConfig(migrateUrl === undefined ? process.env : { ...process.env, DATABASE_URL: migrateUrl })
   const store = await openStore(config.databaseUrl, { pgPoolSize: 1 })
   await store.close()
   console.log(`${redactUrl(config.databaseUrl)} is migrated`)
 } catch (err) {
+  // MIGRATE_DATABASE_URL is checked by the same rules as DATABASE_URL.
   console.error(err instanceof ConfigError ? err.message : `migration failed: ${(err as Error).message}`)
   process.exitCode = 1
 }

@@ -13,6 +13,7 @@ export const MIGRATIONS: readonly string[] = [
 // Any fixed key will do, as long as only our migrations take it.
 const MIGRATION_LOCK = 7_140_502_017
 const INT8_OID = 20
+const INSUFFICIENT_PRIVILEGE = '42501'
 
 // Errors that mean "the database cannot be reached or will not serve now", as opposed to a
 // fault in our SQL: connection failures, class 08 (connection exception), 57014 (our
@@ -53,29 +54,57 @@ export function createPool (connectionString: string, { poolSize, onIdleError, t
   return pool
 }
 
+/** The schema version the database is at, read with no DDL and no lock: 0 when never migrated. */
+export async function schemaVersion (pool: pg.Pool): Promise<number> {
+  const { rows: [{ present }] } = await pool.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")
+  if (!present) return 0
+  const { rows: [{ version }] } = await pool.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM schema_migrations')
+  return version
+}
+
+/**
+ * Brings the schema to this service's version, in one transaction. Several instances (or `npm run
+ * migrate`) may start at once: the first takes a transaction-scoped advisory lock, and the others
+ * wait for its commit, then find nothing to do. A transaction's lock holds through a transaction
+ * pooler (PgBouncer), where a session's would be taken on one server connection and released on
+ * another.
+ */
 export async function migrate (pool: pg.Pool): Promise<void> {
   const client = await pool.connect()
   try {
-    // Several instances may start at once: one migrates, the others wait, then find nothing to do.
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())')
     const { rows } = await client.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM schema_migrations')
     const version = rows[0].version
     checkSchemaVersion(version, MIGRATIONS.length)
     for (let next = version; next < MIGRATIONS.length; next++) {
-      await client.query('BEGIN')
-      try {
-        await client.query(MIGRATIONS[next])
-        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [next + 1])
-        await client.query('COMMIT')
-      } catch (err) {
-        await client.query('ROLLBACK')
-        throw err
-      }
+      await client.query(MIGRATIONS[next])
+      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [next + 1])
     }
+    await client.query('COMMIT')
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw err
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
     client.release()
+  }
+}
+
+/**
+ * At start: serves a database at this service's schema version as it is, so its role needs only
+ * SELECT and INSERT on the tables. A database behind it is migrated when the role may change the
+ * schema (a fresh database it owns), and otherwise stops the start with the command that migrates.
+ */
+async function ensureSchema (pool: pg.Pool): Promise<void> {
+  const version = await schemaVersion(pool)
+  checkSchemaVersion(version, MIGRATIONS.length)
+  if (version === MIGRATIONS.length) return
+  try {
+    await migrate(pool)
+  } catch (err) {
+    if ((err as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) throw err
+    throw new Error(`the database is at schema version ${version}, behind this service's ${MIGRATIONS.length}, and this role may not migrate it (${(err as Error).message}): run \`npm run migrate\` as a role that may, with MIGRATE_DATABASE_URL`)
   }
 }
 
@@ -86,7 +115,7 @@ const MAX_BATCH = 1000
 export async function openPostgresStore (connectionString: string, options: PostgresOptions): Promise<PlantStore> {
   const pool = createPool(connectionString, options)
   try {
-    await migrate(pool)
+    await ensureSchema(pool)
   } catch (err) {
     await pool.end()
     throw err

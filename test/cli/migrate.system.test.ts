@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -10,8 +11,8 @@ import { runTs } from '../helpers/server-process.js'
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
 t.test('npm run migrate applies the migrations without starting the server', async (t) => {
-  const migrate = (databaseUrl: string) => spawnSync(process.execPath, [...runTs.args, join(root, 'src/cli/migrate.ts')], {
-    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...runTs.env }
+  const migrate = (databaseUrl: string, env: Record<string, string> = {}) => spawnSync(process.execPath, [...runTs.args, join(root, 'src/cli/migrate.ts')], {
+    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...runTs.env, ...env }
   })
   const url = await freshDatabaseUrl()
   const first = migrate(url)
@@ -25,6 +26,14 @@ t.test('npm run migrate applies the migrations without starting the server', asy
 
   const file = join(t.testdir(), 'plants.db')
   t.equal(migrate(`sqlite:${file}`).status, 0)
+
+  // MIGRATE_DATABASE_URL, the owner's, is the one migrated; the service's DATABASE_URL is not touched.
+  const owners = await freshDatabaseUrl()
+  const elsewhere = join(t.testdir(), 'untouched', 'plants.db')
+  const split = migrate(`sqlite:${elsewhere}`, { MIGRATE_DATABASE_URL: owners })
+  t.equal(split.status, 0, split.stderr)
+  t.match(split.stdout, /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+ is migrated/)
+  t.notOk(existsSync(elsewhere), 'DATABASE_URL\'s store is left alone')
   const bad = migrate('postgres://nobody@127.0.0.1:1/none')
   t.equal(bad.status, 1)
   t.match(bad.stderr, /migration failed/)
