@@ -43,9 +43,6 @@ export function createPool (connectionString: string, { poolSize, onIdleError, t
     // Idle connections to a vanished server are found by the kernel's keepalive probes.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    // A 200 means committed to disk, whatever the server's default. A statement slower than our
-    // bound is cancelled by the server itself, so it holds no locks after we gave up on it.
-    options: `-c synchronous_commit=on -c statement_timeout=${timeoutMs}`,
     // int8 comes back as bigint, never as a lossy number (pg's default is a string).
     types: { getTypeParser: ((oid: number, format?: any) => oid === INT8_OID ? BigInt : pg.types.getTypeParser(oid, format)) as any }
   })
@@ -128,6 +125,38 @@ export async function openPostgresStore (connectionString: string, options: Post
       throw isUnavailable(err) ? new StoreUnavailableError({ cause: err }) : err
     }
   }
+  // What a commit needs is set in its own transaction, never on the session, so that it holds
+  // through a transaction pooler (PgBouncer), which hands each transaction any server connection
+  // and refuses startup options: a 200 means flushed to disk whatever the server's default says,
+  // and a statement slower than our bound is cancelled by the server itself, so it holds no locks
+  // after we gave up on it. One round trip opens the transaction with both.
+  const begin = `BEGIN; SET LOCAL synchronous_commit = on; SET LOCAL statement_timeout = ${options.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs}`
+  /** Runs one statement in a transaction of its own, with the settings above, and commits it. */
+  const commitStatement = async <R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
+    let client: pg.PoolClient | undefined
+    let broken: Error | undefined
+    // The server may drop the connection between two of our statements: that fails the next one,
+    // and must not reach the process as an unhandled 'error' event.
+    const onError = (err: Error): void => { broken = err }
+    try {
+      client = await pool.connect()
+      client.on('error', onError)
+      await client.query(begin)
+      const result = await client.query<R>(text, values)
+      await client.query('COMMIT')
+      return result
+    } catch (err) {
+      if (isUnavailable(err)) {
+        broken = err as Error // the connection is not reused
+        throw new StoreUnavailableError({ cause: err })
+      }
+      await client?.query('ROLLBACK').catch(() => {})
+      throw err
+    } finally {
+      client?.off('error', onError)
+      client?.release(broken)
+    }
+  }
   const findMany = async (ids: bigint[]): Promise<Map<bigint, StoredPlant>> => {
     const { rows } = await query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])', [ids])
     return new Map(rows.map((row) => [row.id, plantFromRow(row)]))
@@ -148,7 +177,7 @@ export async function openPostgresStore (connectionString: string, options: Post
     const rows = [...firsts.values()].map((i) => plants[i]).sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
     let inserted: Set<bigint>
     try {
-      const result = await query<{ id: bigint }>(
+      const result = await commitStatement<{ id: bigint }>(
         'INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::int8[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id',
         [rows.map((p) => p.id), rows.map((p) => p.name), rows.map((p) => p.tag ?? null)]
       )
@@ -176,8 +205,8 @@ export async function openPostgresStore (connectionString: string, options: Post
   return {
     create: (plant) => group.create(plant),
     createMany: commitBatch,
-    // Durable as read: every row is committed with synchronous_commit = on, under which
-    // PostgreSQL shows a commit to other sessions only after its WAL is flushed.
+    // Durable as read: every row is committed with synchronous_commit = on (commitStatement),
+    // under which PostgreSQL shows a commit to other sessions only after its WAL is flushed.
     get: async (id) => (await withDeadline(findMany([id]), options.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs)).get(id),
     async ping () {
       await query('SELECT 1', [])
