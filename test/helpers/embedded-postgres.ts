@@ -96,6 +96,8 @@ export interface EmbeddedOptions {
   dataDir?: string
   /** Cores to pin the server to (taskset's list). */
   cpus?: string
+  /** Server settings beyond ours (`ssl`, `synchronous_standby_names`), as `-c name=value`. */
+  settings?: Record<string, string>
 }
 
 /** The user the server runs as: the postgres user when we are root, else our own. */
@@ -141,7 +143,7 @@ async function initdbTemplate (bin: Binaries): Promise<string> {
   return template
 }
 
-export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedOptions = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = {} }: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const dataDir = given ?? join(tmpdir(), `plant-store-pg-${randomUUID()}`)
   const bin = await (binaries ??= findBinaries())
   const port = await freePort()
@@ -161,7 +163,8 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus }: EmbeddedO
   let server: ChildProcess | undefined
   const start = async (): Promise<void> => {
     // TCP on loopback only; no Unix socket, so nothing is left in a shared folder.
-    server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], bin.user, cpus)
+    const extra = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])
+    server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...extra], bin.user, cpus)
     const failed = exited(server).then((status) => { throw new Error(`postgres exited (${status}) before it was ready`) })
     for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
       const client = new pg.Client({ connectionString: url })

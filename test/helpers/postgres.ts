@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'
-import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js'
+import { startEmbeddedPostgres, type EmbeddedOptions, type EmbeddedServer } from './embedded-postgres.js'
 
 // Real PostgreSQL for the tests: PG_TEST_URL when set, or else a throwaway server from the
 // embedded-postgres package, on 127.0.0.1 and a free port, always stopped when the file ends.
@@ -9,8 +9,8 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.
 export type TestPostgres = Omit<EmbeddedServer, 'destroy'>
 
 /** A server of the test's own, which it may stop and start; removed when the file ends. */
-export async function startPostgres (): Promise<TestPostgres> {
-  const server = await startEmbeddedPostgres()
+export async function startPostgres (options: EmbeddedOptions = {}): Promise<TestPostgres> {
+  const server = await startEmbeddedPostgres(options)
   t.teardown(server.destroy)
   return server
 }
