@@ -87,6 +87,8 @@ export interface EmbeddedServer {
   resume: () => void
   /** The postmaster's pid while it runs. */
   pid: () => number | undefined
+  /** Where the cluster lives. */
+  dataDir: string
   /** Stops the server if it runs, and removes its files (unless the caller chose where they live). */
   destroy: () => Promise<void>
 }
@@ -96,8 +98,10 @@ export interface EmbeddedOptions {
   dataDir?: string
   /** Cores to pin the server to (taskset's list). */
   cpus?: string
-  /** Server settings beyond ours (`ssl`, `synchronous_standby_names`), as `-c name=value`. */
+  /** Server settings beyond ours (`ssl`), as `-c name=value`. */
   settings?: Record<string, string>
+  /** dataDir holds a cluster already (a standby's copy): start it as it is. */
+  existing?: boolean
 }
 
 /** The user the server runs as: the postgres user when we are root, else our own. */
@@ -143,17 +147,18 @@ async function initdbTemplate (bin: Binaries): Promise<string> {
   return template
 }
 
-export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = {} }: EmbeddedOptions = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = {}, existing = false }: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const dataDir = given ?? join(tmpdir(), `plant-store-pg-${randomUUID()}`)
   const bin = await (binaries ??= findBinaries())
   const port = await freePort()
   // A data directory the caller chose is the caller's to remove.
   const remove = (): void => { if (given === undefined) rmSync(dataDir, { recursive: true, force: true }) }
   try {
-    // A directory of the caller's (on LazyFS, say) gets initdb itself, which syncs what it writes;
-    // our own throwaway one a copy of the template, which needs no sync: no power is cut under it.
-    if (given !== undefined) await initdb(bin, dataDir)
-    else execFileSync('cp', ['-a', await (templates[bin.user?.uid ?? -1] ??= initdbTemplate(bin)), dataDir])
+    // A directory of the caller's (on LazyFS, say) gets initdb itself, which syncs what it writes,
+    // unless it holds a cluster already; our own throwaway one a copy of the template, which needs
+    // no sync: no power is cut under it.
+    if (given === undefined) execFileSync('cp', ['-a', await (templates[bin.user?.uid ?? -1] ??= initdbTemplate(bin)), dataDir])
+    else if (!existing) await initdb(bin, dataDir)
   } catch (err) {
     remove()
     throw err
@@ -227,5 +232,5 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = 
     await destroy()
     throw err
   }
-  return { url, start, stop, kill, pause, resume, pid: () => server?.pid, destroy }
+  return { url, start, stop, kill, pause, resume, pid: () => server?.pid, dataDir, destroy }
 }
