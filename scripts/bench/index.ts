@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/helpers/embedded-postgres.js'
+import { findPgbouncer, startPgbouncer } from '../../test/helpers/pgbouncer.js'
 import { childrenOf } from '../../test/helpers/proc.js'
 import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
@@ -222,12 +223,15 @@ function postgresCpu (pg: EmbeddedServer): number {
 async function benchPostgres (): Promise<string> {
   // PostgreSQL is the database machine: it shares the load generator's core(s), not the service's.
   const pg = await startEmbeddedPostgres({ cpus: CPUS.load })
+  // Debian's PgBouncer in transaction pooling, on the database's core(s) too.
+  const bouncer = await startPgbouncer(findPgbouncer()!, pg.url, CPUS.load)
   const creates = SCENARIOS['valid creates (200)']
   const stores: Record<string, (name: string) => Promise<Server>> = {
     SQLite: service({ LOG_LEVEL: 'warn' }),
-    PostgreSQL: service({ LOG_LEVEL: 'warn', DATABASE_URL: pg.url })
+    PostgreSQL: service({ LOG_LEVEL: 'warn', DATABASE_URL: pg.url }),
+    'PostgreSQL through PgBouncer': service({ LOG_LEVEL: 'warn', DATABASE_URL: bouncer.url })
   }
-  const runs: Record<string, Measured[]> = { SQLite: [], PostgreSQL: [] }
+  const runs: Record<string, Measured[]> = { SQLite: [], PostgreSQL: [], 'PostgreSQL through PgBouncer': [] }
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [name, start] of Object.entries(stores)) {
@@ -248,6 +252,9 @@ async function benchPostgres (): Promise<string> {
     ]
     const rpsRatios = runs.PostgreSQL.map((r, i) => (r.requests / r.seconds) / (runs.SQLite[i].requests / runs.SQLite[i].seconds))
     const cpuRatios = runs.PostgreSQL.map((r, i) => r.cpuUsPerRequest / runs.SQLite[i].cpuUsPerRequest)
+    const pooled = runs['PostgreSQL through PgBouncer']
+    const poolerRps = pooled.map((r, i) => (r.requests / r.seconds) / (runs.PostgreSQL[i].requests / runs.PostgreSQL[i].seconds))
+    const poolerCpu = pooled.map((r, i) => r.cpuUsPerRequest / runs.PostgreSQL[i].cpuUsPerRequest)
 
     // Pool sizes: how many batches one instance keeps in flight. Metrics on, to read batch sizes.
     const pools = ['| PG_POOL_SIZE | creates/s | service CPU µs/create | p50 / p99 ms | creates per commit (mean) |', '| ---: | ---: | ---: | ---: | ---: |']
@@ -286,7 +293,7 @@ async function benchPostgres (): Promise<string> {
     return [
       '### PostgreSQL: creates beside SQLite, and several instances',
       '',
-      `One instance of the service on core ${CPUS.server} at LOG_LEVEL=warn with the default pool, ${CONNECTIONS} connections; PostgreSQL (embedded-postgres, fsync on, synchronous_commit=on) shares core(s) ${CPUS.load} with wrk; ${ROUNDS} rounds, each on SQLite then on PostgreSQL.`,
+      `One instance of the service on core ${CPUS.server} at LOG_LEVEL=warn with the default pool, ${CONNECTIONS} connections; PostgreSQL (embedded-postgres, fsync on, synchronous_commit=on) shares core(s) ${CPUS.load} with wrk; ${ROUNDS} rounds, each on SQLite, on PostgreSQL, then on PostgreSQL through PgBouncer.`,
       '',
       ...single,
       '',
@@ -296,17 +303,21 @@ async function benchPostgres (): Promise<string> {
       '',
       `PostgreSQL over SQLite, median of each round's ratio: creates/s **${fmt(median(rpsRatios), 2)}×**, service CPU per create **${fmt(median(cpuRatios), 2)}×**.`,
       '',
+      `Through PgBouncer (pool_mode = transaction, on the database's core(s)) over direct: creates/s **${fmt(median(poolerRps), 2)}×**, service CPU per create **${fmt(median(poolerCpu), 2)}×**.`,
+      '',
       `Instances against one PostgreSQL, ${CONNECTIONS} connections spread evenly, nothing pinned: every process shares the machine's ${CPUS.loadThreads + 1} core(s). CPU columns are cores' worth of CPU time per second.`,
       '',
       ...sweep,
       ''
     ].join('\n')
   } finally {
+    bouncer.stop()
     await pg.destroy()
   }
 }
 
 if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'wrk', 'wrk', 'npm run bench (its load generator)'], { stdio: 'inherit' }).status !== 0) process.exit(1)
+if (process.env.BENCH_PG !== '0' && spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'pgbouncer', 'pgbouncer', 'npm run bench (its PostgreSQL section)'], { stdio: 'inherit', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` } }).status !== 0) process.exit(1)
 if (!CPUS.pinned) process.stderr.write('!!! One core only: servers and wrk share it, so the figures are not server-bound.\n')
 try {
   const only = process.env.BENCH_ONLY

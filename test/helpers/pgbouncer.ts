@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import t from 'tap'
 import { killGroup, spawnGroup } from './children.js'
 import { freePort, postgresUser } from './embedded-postgres.js'
 import { logExcerpt } from './log-file.js'
 
-// Debian's PgBouncer in front of a test's PostgreSQL, in transaction pooling, as platforms run it:
-// each transaction gets any server connection, and startup options are refused. It runs as the
-// server's user (PgBouncer will not run as root), on 127.0.0.1 and a free port.
+// Debian's PgBouncer in front of a test's (or the bench's) PostgreSQL, in transaction pooling, as
+// platforms run it: each transaction gets any server connection, and startup options are refused.
+// It runs as the server's user (PgBouncer will not run as root), on 127.0.0.1 and a free port.
 
 const READY_TIMEOUT_MS = 30_000
 
@@ -26,8 +25,14 @@ export function findPgbouncer (): string | undefined {
   return undefined
 }
 
-/** Starts PgBouncer in front of the server `url` names; answers the same URL through it. Stopped when the file ends. */
-export async function startPgbouncer (binary: string, url: string): Promise<string> {
+export interface Pgbouncer {
+  /** The server's URL, through PgBouncer. */
+  url: string
+  stop: () => void
+}
+
+/** Starts PgBouncer in front of the server `url` names, pinned to `cpus` when given (the bench's). */
+export async function startPgbouncer (binary: string, url: string, cpus?: string): Promise<Pgbouncer> {
   const server = new URL(url)
   const user = await postgresUser()
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-pgbouncer-'))
@@ -44,19 +49,20 @@ export async function startPgbouncer (binary: string, url: string): Promise<stri
     'auth_type = plain',
     `auth_file = ${join(dir, 'users.txt')}`,
     'pool_mode = transaction',
-    'default_pool_size = 4',
+    'default_pool_size = 20',
     'max_client_conn = 200',
     ''
   ].join('\n'))
   if (user !== undefined) for (const file of ['', 'users.txt', 'pgbouncer.ini']) chownSync(join(dir, file), user.uid, user.gid)
-  const child = spawnGroup(binary, [join(dir, 'pgbouncer.ini')], { ...user, stdio: ['ignore', 'pipe', 'pipe'] })
+  const [command, ...args] = cpus === undefined ? [binary, join(dir, 'pgbouncer.ini')] : ['taskset', '-c', cpus, binary, join(dir, 'pgbouncer.ini')]
+  const child = spawnGroup(command, args, { ...user, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk) => { output += chunk })
   child.stderr.on('data', (chunk) => { output += chunk })
-  t.teardown(() => {
+  const stop = (): void => {
     killGroup(child)
     rmSync(dir, { recursive: true, force: true })
-  })
+  }
   const through = new URL(url)
   through.port = String(port)
   const accepts = async (): Promise<boolean> => {
@@ -67,8 +73,11 @@ export async function startPgbouncer (binary: string, url: string): Promise<stri
     return connected
   }
   for (const deadline = Date.now() + READY_TIMEOUT_MS; !await accepts(); await sleep(50)) {
-    if (child.exitCode !== null) throw new Error(`PgBouncer exited (${child.exitCode}): ${logExcerpt('pgbouncer', output)}`)
-    if (Date.now() > deadline) throw new Error(`PgBouncer did not start: ${logExcerpt('pgbouncer', output)}`)
+    const failed = child.exitCode !== null ? `PgBouncer exited (${child.exitCode})` : Date.now() > deadline ? 'PgBouncer did not start' : undefined
+    if (failed !== undefined) {
+      stop()
+      throw new Error(`${failed}: ${logExcerpt('pgbouncer', output)}`)
+    }
   }
-  return through.href
+  return { url: through.href, stop }
 }
