@@ -170,7 +170,9 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = 
     // TCP on loopback only; no Unix socket, so nothing is left in a shared folder.
     const extra = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])
     server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...extra], bin.user, cpus)
-    const failed = exited(server).then((status) => { throw new Error(`postgres exited (${status}) before it was ready`) })
+    let log = ''
+    server.stderr?.on('data', (chunk) => { log += chunk })
+    const failed = exited(server).then((status) => { throw new Error(`postgres exited (${status}) before it was ready: ${log.trim().split('\n').slice(-3).join(' | ')}`) })
     for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
       const client = new pg.Client({ connectionString: url })
       client.on('error', () => {})
