@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process'
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import { AUTH, buildTestApp, testConfig } from '../helpers/app.js'
-import { freePort, postgresUser, startEmbeddedPostgres } from '../helpers/embedded-postgres.js'
+import { freePort, startEmbeddedPostgres } from '../helpers/embedded-postgres.js'
 import { startPostgres } from '../helpers/postgres.js'
 
 // An HA cluster failing over under load, as a platform runs one: a primary with a synchronous
@@ -62,9 +62,8 @@ t.test('failover under load: nothing acknowledged lost, only 200 or 503, back wi
   await sql(primary.url, "ALTER SYSTEM SET synchronous_standby_names = '*'")
   await primary.stop()
   const standbyDir = `${primary.dataDir}-standby`
-  cpSync(primary.dataDir, standbyDir, { recursive: true })
-  const user = await postgresUser()
-  if (user !== undefined) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, standbyDir])
+  // cp -a keeps the owner and the 0700 mode PostgreSQL insists on (Node 22's cpSync keeps neither).
+  execFileSync('cp', ['-a', primary.dataDir, standbyDir])
   t.teardown(() => rmSync(standbyDir, { recursive: true, force: true }))
   const primaryPort = new URL(primary.url).port
   const autoConf = join(standbyDir, 'postgresql.auto.conf')
