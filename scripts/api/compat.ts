@@ -85,7 +85,7 @@ export async function judge (documentPath: string, binary: string | undefined): 
         ? `  ${baseline.version} is released: undo these changes, or make info.version ${nextBreaking(baseline.version)} (a new major version).`
         : `  ${current.version} is not a new major version over ${baseline.version}: undo these changes, or make info.version ${nextBreaking(baseline.version)}.`)
     }
-    const minorMissing = current.version === baseline.version || (semver.major(current.version) === semver.major(baseline.version) && semver.minor(current.version) === semver.minor(baseline.version))
+    const minorMissing = semver.major(current.version) === semver.major(baseline.version) && semver.minor(current.version) === semver.minor(baseline.version)
     if (additions.length > 0 && minorMissing) {
       lines.push(`openapi.yaml (${current.version}) adds to ${describe(baseline)}:`)
       list(additions, () => 'An addition: clients may now use it, so it comes with a new minor version.')

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { StoreTimeoutError, StoreUnavailableError } from '../errors.js'
+import { StoreUnavailableError } from '../errors.js'
+import { withDeadline } from '../store/deadline.js'
 import type { PlantStore } from '../store/store.js'
 
 // How long /readyz waits for the store. A stuck disk or database makes the instance unready
@@ -11,17 +12,11 @@ export async function health (app: FastifyInstance, { store }: { store: PlantSto
   // Served by the event loop alone, which no store wait can hold.
   app.get('/healthz', async () => ({ status: 'ok' }))
   app.get('/readyz', async (request) => {
-    let timer: NodeJS.Timeout | undefined
     try {
-      await Promise.race([
-        store.ping(),
-        new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new StoreTimeoutError()), READY_TIMEOUT_MS) })
-      ])
+      await withDeadline(store.ping(), READY_TIMEOUT_MS)
     } catch (err) {
       request.log.warn({ err }, 'store is not ready')
       throw new StoreUnavailableError()
-    } finally {
-      clearTimeout(timer)
     }
     return { status: 'ok' }
   })

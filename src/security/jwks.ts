@@ -2,6 +2,7 @@ import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWTVer
 import type { FastifyBaseLogger } from 'fastify'
 import type { JwtConfig } from '../config.js'
 import { isHttpsOrLoopback } from '../http/host.js'
+import { withDeadline } from '../store/deadline.js'
 
 // The identity provider's signing keys, from its JWKS only: jose's remote key set fetches it
 // (bounded by the timeout, one fetch shared by concurrent requests, symmetric keys refused) and
@@ -47,16 +48,6 @@ export interface KeySetOptions {
 /** A fetch failed, as opposed to a token naming a key the set does not hold. */
 function fetchFailed (err: unknown): boolean {
   return err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError) || err.code === 'ERR_JOSE_GENERIC'
-}
-
-/** Resolves with the result, or rejects with KeysUnavailable once `ms` have passed. */
-async function withDeadline<T> (work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  try {
-    return await Promise.race([work, new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new KeysUnavailable(ms)), ms) })])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 export function keySet (config: JwtConfig, { observer, log }: KeySetOptions): KeySet {
@@ -145,7 +136,7 @@ export function keySet (config: JwtConfig, { observer, log }: KeySetOptions): Ke
   const getKey: JWTVerifyGetKey = async (header, token) => {
     if (Date.now() < retryAt) return await fromLast(header, token)
     try {
-      return await withDeadline(remoteSet().then(async (set) => await set(header, token)), config.timeoutMs)
+      return await withDeadline(remoteSet().then(async (set) => await set(header, token)), config.timeoutMs, () => new KeysUnavailable(config.timeoutMs))
     } catch (err) {
       if (!(err instanceof KeysUnavailable) && !fetchFailed(err)) throw err
       retryAt = Date.now() + config.cooldownMs

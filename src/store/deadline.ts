@@ -1,14 +1,15 @@
 import { StoreTimeoutError } from '../errors.js'
 
 /**
- * A read's bound, as a create's is its group commit's: the store's answer, or StoreTimeoutError
- * (503) once `ms` have passed, whatever the store does meanwhile (a disk stuck in fsync, a
- * database silent mid-statement). The work itself is not cancelled: the store's own timeouts end it.
+ * A bound on a wait for something outside the process: the work's answer, or `timedOut()`'s
+ * error once `ms` have passed, whatever the other side does meanwhile (a disk stuck in fsync, a
+ * database silent mid-statement, a key server that hangs). The work itself is not cancelled: its
+ * own timeouts end it. By default the error is the store's 503, StoreTimeoutError.
  */
-export async function withDeadline<T> (work: Promise<T>, ms: number): Promise<T> {
+export async function withDeadline<T> (work: Promise<T>, ms: number, timedOut: () => Error = () => new StoreTimeoutError()): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
-    return await Promise.race([work, new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new StoreTimeoutError()), ms) })])
+    return await Promise.race([work, new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(timedOut()), ms) })])
   } finally {
     clearTimeout(timer)
   }

@@ -110,6 +110,7 @@ async function ensureSchema (pool: pg.Pool): Promise<void> {
 const MAX_BATCH = 1000
 
 export async function openPostgresStore (connectionString: string, options: PostgresOptions): Promise<PlantStore> {
+  const { timeoutMs = DEFAULT_BOUNDS.timeoutMs } = options
   const pool = createPool(connectionString, options)
   try {
     await ensureSchema(pool)
@@ -130,7 +131,7 @@ export async function openPostgresStore (connectionString: string, options: Post
   // and refuses startup options: a 200 means flushed to disk whatever the server's default says,
   // and a statement slower than our bound is cancelled by the server itself, so it holds no locks
   // after we gave up on it. One round trip opens the transaction with both.
-  const begin = `BEGIN; SET LOCAL synchronous_commit = on; SET LOCAL statement_timeout = ${options.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs}`
+  const begin = `BEGIN; SET LOCAL synchronous_commit = on; SET LOCAL statement_timeout = ${timeoutMs}`
   /** Runs one statement in a transaction of its own, with the settings above, and commits it. */
   const commitStatement = async <R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
     let client: pg.PoolClient | undefined
@@ -200,14 +201,14 @@ export async function openPostgresStore (connectionString: string, options: Post
     })
   }
   // Commits run side by side on the pool's connections; each waits for its own WAL flush.
-  const group = new GroupCommit(commitBatch, { maxBatch: MAX_BATCH, maxInFlight: options.poolSize, observer: options.observer, tracer: options.tracer, timeoutMs: options.timeoutMs, maxPending: options.maxPending })
+  const group = new GroupCommit(commitBatch, { maxBatch: MAX_BATCH, maxInFlight: options.poolSize, observer: options.observer, tracer: options.tracer, timeoutMs, maxPending: options.maxPending })
 
   return {
     create: (plant) => group.create(plant),
     createMany: commitBatch,
     // Durable as read: every row is committed with synchronous_commit = on (commitStatement),
     // under which PostgreSQL shows a commit to other sessions only after its WAL is flushed.
-    get: async (id) => (await withDeadline(findMany([id]), options.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs)).get(id),
+    get: async (id) => (await withDeadline(findMany([id]), timeoutMs)).get(id),
     async ping () {
       await query('SELECT 1', [])
     },

@@ -104,12 +104,14 @@ export async function openSqliteStore (path: string, { onWorkerExit, ...bounds }
   const commit = async (plants: StoredPlant[]): Promise<RowResult[]> =>
     (await call({ op: 'commit', plants }) as WorkerRowResult[]).map((result) => typeof result === 'string' ? result : { error: fromWorker(result.error) })
   const group = new GroupCommit(commit, { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT, ...bounds })
+  // A read waits no longer than a create.
+  const readTimeoutMs = bounds.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs
 
   return {
     get worker () { return connection?.worker },
     create: (plant) => group.create(plant),
     createMany: commit,
-    get: async (key) => await withDeadline(call({ op: 'get', key }), bounds.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs) as StoredPlant | undefined,
+    get: async (key) => await withDeadline(call({ op: 'get', key }), readTimeoutMs) as StoredPlant | undefined,
     ping: async () => { await call({ op: 'ping' }) },
     async close () {
       closing = true
