@@ -147,6 +147,23 @@ async function initdbTemplate (bin: Binaries): Promise<string> {
   return template
 }
 
+/**
+ * Resolves once `url` accepts a connection (a PostgreSQL server, or a pooler in front of one);
+ * fails with `what` and `said()` when `child` exits first, or after READY_TIMEOUT_MS.
+ */
+export async function accepting (url: string, child: ChildProcess, what: string, said: () => string): Promise<void> {
+  const failed = exited(child).then((status) => { throw new Error(`${what} exited (${status}) before it was ready: ${said()}`) })
+  for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
+    const client = new pg.Client({ connectionString: url })
+    client.on('error', () => {})
+    const ready = await Promise.race([client.connect().then(() => true, () => false), failed])
+    await client.end().catch(() => {})
+    if (ready) return
+    if (Date.now() > deadline) throw new Error(`${what} did not become ready: ${said()}`)
+    await sleep(50)
+  }
+}
+
 export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = {}, existing = false }: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const dataDir = given ?? join(tmpdir(), `plant-store-pg-${randomUUID()}`)
   const bin = await (binaries ??= findBinaries())
@@ -172,16 +189,7 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = 
     server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...extra], bin.user, cpus)
     let log = ''
     server.stderr?.on('data', (chunk) => { log += chunk })
-    const failed = exited(server).then((status) => { throw new Error(`postgres exited (${status}) before it was ready: ${log.trim().split('\n').slice(-3).join(' | ')}`) })
-    for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
-      const client = new pg.Client({ connectionString: url })
-      client.on('error', () => {})
-      const ready = await Promise.race([client.connect().then(() => true, () => false), failed])
-      await client.end().catch(() => {})
-      if (ready) return
-      if (Date.now() > deadline) throw new Error('postgres did not become ready')
-      await sleep(50)
-    }
+    await accepting(url, server, 'postgres', () => log.trim().split('\n').slice(-3).join(' | '))
   }
   // Fast shutdown: roll back what is open, then exit.
   const stop = async (): Promise<void> => {

@@ -2,17 +2,13 @@ import { execFileSync } from 'node:child_process'
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
-import pg from 'pg'
 import { killGroup, spawnGroup } from './children.js'
-import { freePort, postgresUser } from './embedded-postgres.js'
+import { accepting, freePort, postgresUser } from './embedded-postgres.js'
 import { logExcerpt } from './log-file.js'
 
 // Debian's PgBouncer in front of a test's (or the bench's) PostgreSQL, in transaction pooling, as
 // platforms run it: each transaction gets any server connection, and startup options are refused.
 // It runs as the server's user (PgBouncer will not run as root), on 127.0.0.1 and a free port.
-
-const READY_TIMEOUT_MS = 30_000
 
 /** The pgbouncer binary, or undefined where Debian's package is not installed. */
 export function findPgbouncer (): string | undefined {
@@ -65,19 +61,11 @@ export async function startPgbouncer (binary: string, url: string, cpus?: string
   }
   const through = new URL(url)
   through.port = String(port)
-  const accepts = async (): Promise<boolean> => {
-    const client = new pg.Client({ connectionString: through.href })
-    client.on('error', () => {})
-    const connected = await client.connect().then(() => true, () => false)
-    await client.end().catch(() => {})
-    return connected
-  }
-  for (const deadline = Date.now() + READY_TIMEOUT_MS; !await accepts(); await sleep(50)) {
-    const failed = child.exitCode !== null ? `PgBouncer exited (${child.exitCode})` : Date.now() > deadline ? 'PgBouncer did not start' : undefined
-    if (failed !== undefined) {
-      stop()
-      throw new Error(`${failed}: ${logExcerpt('pgbouncer', output)}`)
-    }
+  try {
+    await accepting(through.href, child, 'PgBouncer', () => logExcerpt('pgbouncer', output))
+  } catch (err) {
+    stop()
+    throw err
   }
   return { url: through.href, stop }
 }

@@ -17,18 +17,25 @@ export async function startPostgres (options: EmbeddedOptions = {}): Promise<Tes
 
 let shared: Promise<string> | undefined
 
+/** Runs statements in turn on one connection to `url`; answers the last one's rows. */
+export async function sql (url: string, ...statements: string[]): Promise<any[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    let rows: any[] = []
+    for (const statement of statements) rows = (await client.query(statement)).rows
+    return rows
+  } finally {
+    await client.end()
+  }
+}
+
 /** A new, empty database on the file's shared server (or on PG_TEST_URL's). */
 export async function freshDatabaseUrl (): Promise<string> {
   shared ??= process.env.PG_TEST_URL !== undefined ? Promise.resolve(process.env.PG_TEST_URL) : startPostgres().then((server) => server.url)
   const url = new URL(await shared)
   const name = `plants_test_${randomUUID().replaceAll('-', '')}`
-  const client = new pg.Client({ connectionString: url.href })
-  await client.connect()
-  try {
-    await client.query(`CREATE DATABASE ${name}`)
-  } finally {
-    await client.end()
-  }
+  await sql(url.href, `CREATE DATABASE ${name}`)
   url.pathname = `/${name}`
   return url.href
 }

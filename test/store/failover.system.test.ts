@@ -3,11 +3,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import pg from 'pg'
 import t, { type Test } from 'tap'
 import { AUTH, buildTestApp, testConfig } from '../helpers/app.js'
 import { freePort, startEmbeddedPostgres } from '../helpers/embedded-postgres.js'
-import { startPostgres } from '../helpers/postgres.js'
+import { sql, startPostgres } from '../helpers/postgres.js'
 
 // An HA cluster failing over under load, as a platform runs one: a primary with a synchronous
 // standby behind one address (a TCP proxy standing for the cluster's), 32 clients creating, the
@@ -36,16 +35,6 @@ async function startProxy (t: Test, targetPort: number) {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   t.teardown(() => { for (const socket of sockets) socket.destroy(); server.close() })
   return { port, switchTo: (to: number) => { target = to; for (const socket of sockets) socket.destroy() } }
-}
-
-async function sql (url: string, text: string, values: unknown[] = []): Promise<any[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(text, values)).rows
-  } finally {
-    await client.end()
-  }
 }
 
 const withDatabase = (url: string, database: string, port?: number): string => {

@@ -1,8 +1,7 @@
-import pg from 'pg'
 import t from 'tap'
 import { AUTH, buildTestApp, post, testConfig } from '../helpers/app.js'
 import { findPgbouncer, startPgbouncer } from '../helpers/pgbouncer.js'
-import { startPostgres } from '../helpers/postgres.js'
+import { sql, startPostgres } from '../helpers/postgres.js'
 import { openStore } from '../../src/store/open.js'
 
 // The service directly and through PgBouncer in transaction pooling, with nothing set per
@@ -13,18 +12,6 @@ import { openStore } from '../../src/store/open.js'
 const binary = findPgbouncer()
 // CI installs Debian's pgbouncer (npm test's pretest): there a missing one fails, never skips.
 const needsPgbouncer = { skip: binary === undefined && process.env.CI === undefined && 'no pgbouncer (scripts/ensure-tool.sh installs it)' }
-
-async function sql (url: string, ...statements: string[]): Promise<any[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    let rows: any[] = []
-    for (const statement of statements) rows = (await client.query(statement)).rows
-    return rows
-  } finally {
-    await client.end()
-  }
-}
 
 for (const through of ['directly', 'through PgBouncer (pool_mode = transaction)']) {
   t.test(`${through}, on a database whose default is synchronous_commit = off`, through === 'directly' ? {} : needsPgbouncer, async (t) => {

@@ -2,21 +2,10 @@ import pg from 'pg'
 import t from 'tap'
 import { migrate, MIGRATIONS } from '../../src/store/postgres.js'
 import { openStore } from '../../src/store/open.js'
-import { freshDatabaseUrl } from '../helpers/postgres.js'
+import { freshDatabaseUrl, sql } from '../helpers/postgres.js'
 
 // PostgreSQL as operators run it: an owner role migrates (npm run migrate), the service serves
 // as a role that may only read and insert, and never runs DDL to start.
-
-/** Runs SQL as the server's superuser, on the database `url` names. */
-async function asSuperuser (url: string, ...statements: string[]): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    for (const statement of statements) await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 /** The same server and database, as another role. */
 const as = (url: string, role: string): string => {
@@ -33,7 +22,7 @@ async function ownedDatabase () {
   const suffix = database.slice(-12)
   const owner = `owner_${suffix}`
   const app = `app_${suffix}`
-  await asSuperuser(url,
+  await sql(url,
     `CREATE ROLE ${owner} LOGIN PASSWORD '${owner}-password'`,
     `CREATE ROLE ${app} LOGIN PASSWORD '${app}-password'`,
     `ALTER DATABASE ${database} OWNER TO ${owner}`,
@@ -48,14 +37,14 @@ t.test('migrated by its owner, the database is served by a role with only SELECT
   const { owner, app, appRole } = await ownedDatabase()
   const migrator = await openStore(owner, { pgPoolSize: 1 })
   await migrator.close()
-  await asSuperuser(owner, `GRANT SELECT, INSERT ON plants, schema_migrations TO ${appRole}`)
+  await sql(owner, `GRANT SELECT, INSERT ON plants, schema_migrations TO ${appRole}`)
 
   const store = await openStore(app, { pgPoolSize: 2 })
   t.teardown(() => store.close())
   t.equal(await store.create({ id: 1n, name: 'Fern' }), 'created')
   t.same(await store.get(1n), { id: 1n, name: 'Fern' })
   // So it started without DDL: PostgreSQL checks CREATE on the schema even for IF NOT EXISTS.
-  await t.rejects(asSuperuser(app, 'CREATE TABLE IF NOT EXISTS schema_migrations (version int)'), { code: '42501' }, 'the role may not change the schema')
+  await t.rejects(sql(app, 'CREATE TABLE IF NOT EXISTS schema_migrations (version int)'), { code: '42501' }, 'the role may not change the schema')
 })
 
 t.test('a database behind the service\'s version stops a role that may not migrate it, naming npm run migrate', async (t) => {
@@ -64,7 +53,7 @@ t.test('a database behind the service\'s version stops a role that may not migra
 
   const migrator = await openStore(owner, { pgPoolSize: 1 })
   await migrator.close()
-  await asSuperuser(owner, `GRANT SELECT, INSERT ON plants, schema_migrations TO ${appRole}`)
+  await sql(owner, `GRANT SELECT, INSERT ON plants, schema_migrations TO ${appRole}`)
   const store = await openStore(app, { pgPoolSize: 1 })
   t.equal(await store.create({ id: 2n, name: 'Ivy' }), 'created', 'once migrated, it serves')
   await store.close()
@@ -74,10 +63,7 @@ t.test('a fresh database owned by the service\'s role is migrated at start, by a
   const url = await freshDatabaseUrl()
   const stores = await Promise.all(Array.from({ length: 4 }, () => openStore(url, { pgPoolSize: 1 })))
   for (const store of stores) await store.close()
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  t.teardown(() => client.end())
-  t.same((await client.query('SELECT version FROM schema_migrations ORDER BY version')).rows, MIGRATIONS.map((_, i) => ({ version: i + 1 })), 'each migration once')
+  t.same(await sql(url, 'SELECT version FROM schema_migrations ORDER BY version'), MIGRATIONS.map((_, i) => ({ version: i + 1 })), 'each migration once')
   const pool = new pg.Pool({ connectionString: url, max: 1 })
   await migrate(pool)
   await pool.end()
