@@ -69,6 +69,9 @@ export async function judge (documentPath: string, binary: string | undefined): 
     if (!releases.includes(current.version)) {
       return { code: 1, lines: [`info.version ${current.version} is not released: docs/api-changelog.md has no entry for it. Put what \`npm run --silent api:changelog\` prints at its top.`] }
     }
+    if (releases[0] !== current.version) {
+      return { code: 1, lines: [`docs/api-changelog.md's first entry is ${releases[0]}, not ${current.version}: the newest release goes on top. Move ${current.version}'s entry there.`] }
+    }
     if (baseline === undefined) return { code: 0, lines: [`openapi.yaml (${current.version}) is the first release: it has no earlier contract to keep.`] }
 
     const breaking = await breakingChanges(binary, baseline.text, current.text, accepted)

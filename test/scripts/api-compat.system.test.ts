@@ -200,6 +200,17 @@ t.test('below 1.0.0 the minor counts as the major', async (t) => {
   t.equal((await judge(path, binary)).code, 0, 'a new minor version passes')
 })
 
+t.test('the release\'s entry goes on top of the changelog', async (t) => {
+  const { path, dir, release } = repo(t, contract('1.0.0'))
+  release(edited('1.1.0', COMPATIBLE[0][1]))
+  const changelog = join(dir, 'docs/api-changelog.md')
+  const [head, ...entries] = readFileSync(changelog, 'utf8').split(/^(?=## )/m)
+  writeFileSync(changelog, head + entries.reverse().join(''))
+  const { code, lines } = await judge(path, binary)
+  t.equal(code, 1)
+  t.match(lines.join('\n'), /first entry is 1\.0\.0, not 1\.1\.0: the newest release goes on top/)
+})
+
 t.test('a version never goes below a release', async (t) => {
   const { path, write } = repo(t, contract('1.2.0'))
   write(contract('1.1.9'))
