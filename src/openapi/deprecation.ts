@@ -1,10 +1,11 @@
 import type { onRequestHookHandler } from 'fastify'
 
 // What the document says of a deprecated operation, on every answer of it (a 200, a 401, a 503):
-// `deprecated: true` with the date it took effect, `x-deprecated-at`, becomes RFC 9745's
-// Deprecation header (`@` and Unix seconds), and the date it goes away, `x-sunset`, RFC 8594's
-// Sunset (an HTTP-date). RFC 9745 gives Deprecation no form without a date, so a deprecated
-// operation must say since when; a bad date stops the start, naming the operation.
+// `deprecated: true`, one line, becomes RFC 9745's Deprecation header, and `x-sunset`, the date
+// it goes away, RFC 8594's Sunset (an HTTP-date). RFC 9745's value is a date (`@` and Unix
+// seconds): `x-deprecated-at` when the document gives the day it took effect, else the Unix epoch,
+// a date in the past, which says "deprecated" and claims no day. A bad date stops the start,
+// naming the operation.
 
 export interface Deprecation {
   /** The Deprecation header's value. */
@@ -25,10 +26,7 @@ export function deprecationOf (operation: Record<string, unknown>, where: string
     if (operation['x-sunset'] !== undefined) throw new Error(`${where} has x-sunset but is not deprecated: add deprecated: true and x-deprecated-at`)
     return undefined
   }
-  if (operation['x-deprecated-at'] === undefined) {
-    throw new Error(`${where} is deprecated: say since when in x-deprecated-at (a date), which its Deprecation header carries (RFC 9745)`)
-  }
-  const since = dateOf(operation['x-deprecated-at'], `${where}: x-deprecated-at`)
+  const since = operation['x-deprecated-at'] === undefined ? new Date(0) : dateOf(operation['x-deprecated-at'], `${where}: x-deprecated-at`)
   const headers: Deprecation = { deprecation: `@${Math.floor(since.getTime() / 1000)}` }
   if (operation['x-sunset'] !== undefined) {
     const sunset = dateOf(operation['x-sunset'], `${where}: x-sunset`)
