@@ -113,7 +113,9 @@ if (lazyfs !== undefined) {
       db.pragma('synchronous = OFF')
       db.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY, name TEXT NOT NULL)')
       const insert = db.prepare('INSERT INTO plants (id, name) VALUES (?, ?)')
-      for (let id = 1; ; id++) { insert.run(id, 'plant ' + id); require('fs').writeSync(1, id + '\\n') }
+      // A full pipe answers EAGAIN (this test process busy): write again until it takes the line.
+      const ack = (line) => { for (;;) { try { return require('fs').writeSync(1, line) } catch (err) { if (err.code !== 'EAGAIN') throw err } } }
+      for (let id = 1; ; id++) { insert.run(id, 'plant ' + id); ack(id + '\\n') }
     `], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
     // writeSync above: the loop never yields, so once the pipe was full for a moment (this test
     // process busy), process.stdout.write queued every later line in the writer, never sent.
