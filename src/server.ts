@@ -6,8 +6,8 @@ import type { KeptToken } from './security/generated-token.js'
 // (or NODE_COMPILE_CACHE), where stale entries are never read and are cleaned with the rest.
 // Only modules loaded after this call are cached, hence the dynamic imports.
 enableCompileCache()
-const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { keptToken }, { TokenSet }, { parseStoreUrl }] = await Promise.all([
-  import('./app.js'), import('./config.js'), import('./openapi/docs.js'), import('./security/generated-token.js'), import('./security/tokens.js'), import('./store/url.js')
+const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { logDestination }, { keptToken }, { TokenSet }, { parseStoreUrl }] = await Promise.all([
+  import('./app.js'), import('./config.js'), import('./openapi/docs.js'), import('./ops/log-destination.js'), import('./security/generated-token.js'), import('./security/tokens.js'), import('./store/url.js')
 ])
 // Time the process needs to exit after the flush of its traces is given up.
 const EXIT_MARGIN_MS = 100
@@ -36,7 +36,15 @@ async function main (): Promise<void> {
     ? undefined
     : await (await import('./ops/tracing.js')).startTracing(config.tracing, { postgres: parseStoreUrl(config.databaseUrl).kind === 'postgres' })
   const tokens = new TokenSet(config.apiTokens)
-  const app = await buildApp(config, { tokens, tracing })
+  const logs = logDestination()
+  // 'exit' comes with every process.exit below, and with a natural end; its handlers run synchronously.
+  process.on('exit', logs.flushSync)
+  const app = await buildApp(config, { tokens, tracing, logStream: logs })
+  // Logged, flushed (the exit flushes the log), and the end: the state after one is unknown.
+  process.on('uncaughtException', (err) => {
+    app.log.fatal({ err }, 'uncaught exception, exiting')
+    process.exit(1)
+  })
   const address = await app.listen({ port: config.port, host: config.host })
   const tokenLine = kept === undefined
     ? ''

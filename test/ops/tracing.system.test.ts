@@ -38,8 +38,15 @@ async function tracedService (t: Test, receiver: Receiver | string, env: Record<
     await res.arrayBuffer()
     return res
   }
-  /** The access lines the service wrote so far. */
-  const accessLines = () => server.output().stdout.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line))
+  /**
+   * The access lines the service wrote, once there are `count`: info lines are buffered and
+   * reach the log within a second (ops/log-destination.ts). Bounded: past 10 s, those there are.
+   */
+  const accessLines = async (count: number) => {
+    const written = () => server.output().stdout.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line))
+    for (const began = Date.now(); written().length < count && Date.now() - began < 10_000;) await sleep(50)
+    return written()
+  }
   return { server, url, create, accessLines }
 }
 
@@ -70,7 +77,7 @@ t.test('a create with a traceparent continues the caller\'s trace, down to the g
   t.match(commit!.attributes, { 'db.system.name': 'sqlite', 'plant_store.batch.size': 1, 'plant_store.batch.created': 1 })
   t.same(handler.links, [{ traceId: commit!.traceId, spanId: commit!.spanId }], 'and the create links back to its commit')
 
-  const line = accessLines().find((l) => l.trace_id === TRACE)
+  const line = (await accessLines(1)).find((l) => l.trace_id === TRACE)
   t.ok(line, 'the access line carries the trace id')
   t.equal(line.span_id, request.spanId, 'and the request span\'s id')
 })
@@ -83,7 +90,7 @@ t.test('without a traceparent a new trace starts; sampled out, nothing is export
   const [request] = byName(receiver.spans, 'POST /plants')
   t.equal(request.parentSpanId, '', 'a root span')
   t.not(request.traceId, TRACE)
-  t.equal(accessLines()[0].trace_id, request.traceId)
+  t.equal((await accessLines(1))[0].trace_id, request.traceId)
 
   const unsampled = '0af7651916cd43dd8448eb211c80319c'
   await create({ traceparent: `00-${unsampled}-b7ad6b7169203331-00` })
@@ -92,7 +99,7 @@ t.test('without a traceparent a new trace starts; sampled out, nothing is export
   await sleep(300)
   t.equal(receiver.spans.filter((span) => span.traceId === unsampled).length, 0, 'no span of a trace the caller sampled out')
   t.equal(receiver.spans.filter((span) => span.name === 'group commit').length, 2, 'nor a commit span for its create')
-  const line = accessLines()[1]
+  const line = (await accessLines(2))[1]
   t.equal(line.statusCode, 200)
   t.notOk('trace_id' in line || 'span_id' in line, 'its access line has no trace id')
 })
