@@ -10,6 +10,8 @@ import type { CreateOutcome, RowResult, StoredPlant } from './store.js'
 // (StoreTimeoutError past it), and past `maxPending` creates waiting for a commit a new one is
 // refused at once (StoreBusyError), so a stuck disk or database holds a bounded amount of memory.
 // A create answered by its timeout still waits for its commit, and counts, until the store answers.
+// Creates share one timeout and arrive in order, so one timer, set for the oldest unanswered
+// create's deadline, bounds them all: no timer per create.
 // With traces on, each commit is one span linked to the creates it holds (a CommitTracer).
 
 /** STORE_TIMEOUT_MS and MAX_PENDING_CREATES when unset. */
@@ -65,7 +67,8 @@ interface Pending {
   arrived: number
   /** The create's trace context, when commits are traced. */
   link: unknown
-  timer: NodeJS.Timeout
+  /** The store answered it (or it timed out). */
+  answered: boolean
   resolve: (outcome: CreateOutcome) => void
   reject: (err: unknown) => void
 }
@@ -76,6 +79,10 @@ export class GroupCommit {
   readonly #timeoutMs: number
   readonly #maxPending: number
   #queue: Pending[] = []
+  /** Creates the store has not answered, oldest first from index #oldest: what the deadline watches. */
+  #unanswered: Pending[] = []
+  #oldest = 0
+  #deadline: NodeJS.Timeout | undefined
   #inFlight = 0
   #pending = 0
   #scheduled = false
@@ -94,10 +101,46 @@ export class GroupCommit {
     this.#pending++
     this.#options.observer?.pending(this.#pending)
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new StoreTimeoutError()), this.#timeoutMs)
-      this.#queue.push({ plant, arrived: performance.now(), link: this.#options.tracer?.capture(), timer, resolve, reject })
+      const pending: Pending = { plant, arrived: performance.now(), link: this.#options.tracer?.capture(), answered: false, resolve, reject }
+      this.#queue.push(pending)
+      this.#unanswered.push(pending)
+      this.#deadline ??= setTimeout(this.#expire, this.#timeoutMs)
       this.#schedule()
     })
+  }
+
+  /** Answers every create past its deadline with StoreTimeoutError, then waits for the next oldest's. */
+  readonly #expire = (): void => {
+    this.#deadline = undefined
+    const now = performance.now()
+    for (; this.#oldest < this.#unanswered.length; this.#oldest++) {
+      const pending = this.#unanswered[this.#oldest]
+      if (pending.answered) continue
+      const left = pending.arrived + this.#timeoutMs - now
+      if (left > 0) {
+        this.#deadline = setTimeout(this.#expire, left)
+        break
+      }
+      pending.answered = true
+      pending.reject(new StoreTimeoutError())
+    }
+    this.#forgetAnswered()
+  }
+
+  /** Drops the answered creates at the head of #unanswered; with none left, the deadline too. */
+  #forgetAnswered (): void {
+    while (this.#oldest < this.#unanswered.length && this.#unanswered[this.#oldest].answered) this.#oldest++
+    if (this.#oldest === this.#unanswered.length) {
+      this.#unanswered = []
+      this.#oldest = 0
+      clearTimeout(this.#deadline)
+      this.#deadline = undefined
+    } else if (this.#oldest > 1024 && this.#oldest * 2 > this.#unanswered.length) {
+      // A store that answers out of order (PostgreSQL's connections) can hold the head back:
+      // the answered creates behind it are let go now and then, not only once it is answered.
+      this.#unanswered = this.#unanswered.slice(this.#oldest)
+      this.#oldest = 0
+    }
   }
 
   /** Resolves once every create handed in so far has been answered. */
@@ -135,7 +178,6 @@ export class GroupCommit {
     const answered = performance.now()
     this.#pending -= batch.length
     for (const pending of batch) {
-      clearTimeout(pending.timer)
       observer?.waited((answered - pending.arrived) / 1000)
     }
     observer?.pending(this.#pending)
@@ -152,6 +194,9 @@ export class GroupCommit {
         }
       })
     }
+    // Settling a promise twice does nothing: a create its deadline answered keeps that answer.
+    for (const pending of batch) pending.answered = true
+    this.#forgetAnswered()
     this.#schedule()
     if (this.#queue.length === 0 && this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve()
   }

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../errors.js'
 import { withDeadline } from './deadline.js'
 import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.js'
-import type { Call, Opened, Reply, WorkerError, WorkerRowResult } from './sqlite-worker.js'
+import type { Call, Columns, Opened, Reply, WorkerError, WorkerRowResult } from './sqlite-worker.js'
 import type { PlantStore, RowResult, StoredPlant } from './store.js'
 
 // The event loop's end of the SQLite store: the connection itself lives in a worker thread
@@ -37,6 +37,10 @@ export interface SqliteStore extends PlantStore {
 function fromWorker (error: WorkerError): Error {
   if (error.unavailable) return new StoreUnavailableError({ cause: error })
   return Object.assign(new Error(error.message), { code: error.code })
+}
+
+function columns (plants: StoredPlant[]): Columns {
+  return { ids: plants.map((plant) => plant.id), names: plants.map((plant) => plant.name), tags: plants.map((plant) => plant.tag ?? null) }
 }
 
 interface Connection {
@@ -102,7 +106,7 @@ export async function openSqliteStore (path: string, { onWorkerExit, ...bounds }
     return await connection.call(request)
   }
   const commit = async (plants: StoredPlant[]): Promise<RowResult[]> =>
-    (await call({ op: 'commit', plants }) as WorkerRowResult[]).map((result) => typeof result === 'string' ? result : { error: fromWorker(result.error) })
+    (await call({ op: 'commit', plants: columns(plants) }) as WorkerRowResult[]).map((result) => typeof result === 'string' ? result : { error: fromWorker(result.error) })
   const group = new GroupCommit(commit, { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT, ...bounds })
   // A read waits no longer than a create.
   const readTimeoutMs = bounds.timeoutMs ?? DEFAULT_BOUNDS.timeoutMs
