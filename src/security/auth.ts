@@ -1,5 +1,5 @@
 import bearerAuth from '@fastify/bearer-auth'
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
 import { InsufficientScopeError, KeysUnavailableError, UnauthorizedError } from '../errors.js'
 import type { JwtOutcome, JwtVerdict, JwtVerifier } from './jwt.js'
 import type { Limit, Limits } from './rate-limit.js'
@@ -31,8 +31,11 @@ export type TokenKind = 'static' | 'jwt' | 'unknown' | 'none'
 
 /** Traces each guard (ops/trace-spans.ts): `start` is told of a request, and returns what ends its span. */
 export interface GuardTracer {
-  start: (request: FastifyRequest) => (outcome: GuardOutcome, kind: TokenKind) => void
+  start: (request: FastifyRequest) => GuardSpan
 }
+
+/** Ends a guard's span with its verdict. */
+export type GuardSpan = (outcome: GuardOutcome, kind: TokenKind) => void
 
 export interface BearerOptions {
   limits?: Limits
@@ -44,7 +47,8 @@ export interface BearerOptions {
 
 const BEARER = /^bearer(?:\s|$)/i
 const CHALLENGE = 'Bearer realm="plants"'
-const REJECTED = `${CHALLENGE}, error="invalid_token"`
+const CHALLENGED = { 'www-authenticate': CHALLENGE }
+const REJECTED = { 'www-authenticate': `${CHALLENGE}, error="invalid_token"` }
 // What a refused JWT is told: enough to act on (renew, wait), nothing about the checks' insides.
 const MESSAGES: Partial<Record<JwtOutcome, string>> = {
   expired: 'The bearer token has expired',
@@ -87,9 +91,29 @@ export async function bearerGuard (app: FastifyInstance, tokens: TokenSet, { lim
   await app.register(bearerAuth, { keys: [], auth, addHook: false, specCompliance: 'rfc6749', verifyErrorLogLevel: 'debug' })
   const verify = app.verifyBearerAuth!
 
+  /** Goes on, or answers `error` with `headers`; the guard's span ends with the verdict. */
+  const answer = (reply: FastifyReply, done: HookHandlerDoneFunction, traced: GuardSpan | undefined, outcome: GuardOutcome, kind: TokenKind, error?: Error, headers?: Record<string, string>): void => {
+    if (headers !== undefined) reply.headers(headers)
+    traced?.(outcome, kind)
+    done(error)
+  }
+  /**
+   * The verdict on a request: the metrics count a JWT's; then the request is counted as
+   * RATE_LIMIT_PER_MINUTE says, and answered, or past the limit, answered the 429. Functions of
+   * the guard's, taking the request's parts as arguments: a request makes no closure of its own
+   * (but bearer-auth's callback) on the way.
+   */
+  const conclude = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, traced: GuardSpan | undefined, limit: Limit | undefined, outcome: Exclude<GuardOutcome, 'rate_limited'>, kind: TokenKind, error?: Error, headers?: Record<string, string>): void => {
+    if (kind === 'jwt') observer?.(outcome as JwtOutcome | 'insufficient_scope')
+    if (limit === undefined) return answer(reply, done, traced, outcome, kind, error, headers)
+    limit(request, reply).then(
+      () => answer(reply, done, traced, outcome, kind, error, headers),
+      (limited: Error) => answer(reply, done, traced, 'rate_limited', kind, limited))
+  }
+
   return (scopes) => {
     const scope = scopes.join(' ')
-    const insufficient = `${CHALLENGE}, error="insufficient_scope", scope="${scope}"`
+    const insufficient = { 'www-authenticate': `${CHALLENGE}, error="insufficient_scope", scope="${scope}"` }
     // A JWT must grant every scope the requirement lists; a static key is trusted for all of them.
     const allowed = scopes.length === 0
       ? (_credential: Credential) => true
@@ -97,37 +121,22 @@ export async function bearerGuard (app: FastifyInstance, tokens: TokenSet, { lim
 
     return function guard (request, reply, done) {
       const traced = tracer?.start(request)
-      /** Ends the guard's span, then goes on, or answers `error`. */
-      const decide = (outcome: GuardOutcome, kind: TokenKind, error?: Error): void => {
-        traced?.(outcome, kind)
-        done(error)
-      }
-      /**
-       * The verdict: the metrics count a JWT's; then the request is counted as RATE_LIMIT_PER_MINUTE
-       * says, and goes on or answers `error`, or past the limit, the 429.
-       */
-      const counted = (limit: Limit | undefined, outcome: Exclude<GuardOutcome, 'rate_limited'>, kind: TokenKind, error?: Error, headers: Record<string, string> = {}): void => {
-        if (kind === 'jwt') observer?.(outcome as JwtOutcome | 'insufficient_scope')
-        const answer = (): void => { reply.headers(headers); decide(outcome, kind, error) }
-        if (limit === undefined) return answer()
-        limit(request, reply).then(answer, (limited: Error) => decide('rate_limited', kind, limited))
-      }
       const header = request.headers.authorization
       // No bearer credentials at all: RFC 6750 wants the bare challenge, with no error code.
-      if (header === undefined) return counted(limits?.byAddress, 'missing', 'none', new UnauthorizedError('Missing bearer token'), { 'www-authenticate': CHALLENGE })
-      if (!BEARER.test(header)) return counted(limits?.byAddress, 'not_bearer', 'none', new UnauthorizedError('Authorization must use the Bearer scheme'), { 'www-authenticate': CHALLENGE })
+      if (header === undefined) return conclude(request, reply, done, traced, limits?.byAddress, 'missing', 'none', new UnauthorizedError('Missing bearer token'), CHALLENGED)
+      if (!BEARER.test(header)) return conclude(request, reply, done, traced, limits?.byAddress, 'not_bearer', 'none', new UnauthorizedError('Authorization must use the Bearer scheme'), CHALLENGED)
       verify(request, reply, (err?: Error) => {
         if (err !== undefined) {
           const verdict = refusals.get(request)
-          if (verdict === undefined) return counted(limits?.byAddress, 'invalid', 'unknown', new UnauthorizedError('Invalid bearer token'), { 'www-authenticate': REJECTED })
+          if (verdict === undefined) return conclude(request, reply, done, traced, limits?.byAddress, 'invalid', 'unknown', new UnauthorizedError('Invalid bearer token'), REJECTED)
           if (verdict.outcome === 'unavailable') {
-            return counted(limits?.byAddress, 'unavailable', 'jwt', new KeysUnavailableError(), { 'retry-after': String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))) })
+            return conclude(request, reply, done, traced, limits?.byAddress, 'unavailable', 'jwt', new KeysUnavailableError(), { 'retry-after': String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))) })
           }
-          return counted(limits?.byAddress, verdict.outcome, 'jwt', new UnauthorizedError(MESSAGES[verdict.outcome] ?? 'Invalid bearer token'), { 'www-authenticate': REJECTED })
+          return conclude(request, reply, done, traced, limits?.byAddress, verdict.outcome, 'jwt', new UnauthorizedError(MESSAGES[verdict.outcome] ?? 'Invalid bearer token'), REJECTED)
         }
         const credential = request.credential!
-        if (!allowed(credential)) return counted(limits?.byToken, 'insufficient_scope', 'jwt', new InsufficientScopeError(scope), { 'www-authenticate': insufficient })
-        counted(limits?.byToken, 'accepted', credential.kind)
+        if (!allowed(credential)) return conclude(request, reply, done, traced, limits?.byToken, 'insufficient_scope', 'jwt', new InsufficientScopeError(scope), insufficient)
+        conclude(request, reply, done, traced, limits?.byToken, 'accepted', credential.kind)
       })
     }
   }
