@@ -13,20 +13,21 @@ import type { Tracing } from './tracing.js'
 
 const tracer = trace.getTracer('plant-store')
 const VALIDATION = Symbol('validation span')
+// The span and context of a request whose trace is kept (sampled), set once as it arrives; null
+// for every other request, for which the hooks below then do nothing.
+const SAMPLED = Symbol('sampled request')
 // The trace ids of a traced request, kept on its logger (Fastify gives request and reply one).
 const TRACE_IDS = Symbol('trace ids')
 
 declare module 'fastify' {
   interface FastifyRequest {
     [VALIDATION]?: Span | null
+    [SAMPLED]?: { span: Span, context: Context } | null
   }
 }
 
-/** The request's span context, when @fastify/otel traces the request (probes are not traced). */
-function requestContext (request: FastifyRequest): Context | undefined {
-  const otel = request.opentelemetry()
-  return otel.instrumented ? otel.context ?? undefined : undefined
-}
+/** What an unsampled request's guard span ends with: nothing. */
+const notTraced = (): void => {}
 
 /**
  * pino's mixin: every line a traced request logs carries its trace_id and span_id. Read from the
@@ -40,11 +41,14 @@ export function traceIds (_line: object, _level: number, logger: object): object
 export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (app, _options, done) => {
     app.register(tracing.fastify.plugin())
+    app.decorateRequest(SAMPLED, null)
     app.after(() => {
-      // After @fastify/otel's onRequest, which starts the request's span.
+      // After @fastify/otel's onRequest, which starts the request's span (probes have none), and
+      // whose sampler has decided: an unsampled request's span records nothing.
       app.addHook('onRequest', (request, _reply, next) => {
-        const span = request.opentelemetry().span
-        if (span?.isRecording() === true) {
+        const { span, context } = request.opentelemetry()
+        if (span?.isRecording() === true && context != null) {
+          request[SAMPLED] = { span, context }
           const { traceId, spanId } = span.spanContext()
           ;(request.log as { [TRACE_IDS]?: object })[TRACE_IDS] = { trace_id: traceId, span_id: spanId }
         }
@@ -52,7 +56,7 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
       })
       // HTTP semantic conventions: error.type on a failed request is its status code.
       app.addHook('onSend', (request, reply, payload, next) => {
-        if (reply.statusCode >= 400) request.opentelemetry().span?.setAttribute('error.type', String(reply.statusCode))
+        if (reply.statusCode >= 400) request[SAMPLED]?.span.setAttribute('error.type', String(reply.statusCode))
         next(null, payload)
       })
     })
@@ -65,9 +69,9 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
 /** The bearer guard's span: its outcome and the kind of token. */
 export const guardTracer: GuardTracer = {
   start (request) {
-    const parent = requestContext(request)
-    if (parent === undefined) return () => {}
-    const span = tracer.startSpan('bearer guard', {}, parent)
+    const sampled = request[SAMPLED]
+    if (sampled == null) return notTraced
+    const span = tracer.startSpan('bearer guard', {}, sampled.context)
     return (outcome, kind) => {
       span.setAttributes({ 'plant_store.auth.outcome': outcome, 'plant_store.auth.token_kind': kind })
       if (outcome !== 'accepted') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
@@ -86,8 +90,8 @@ export function traceValidation (app: FastifyInstance): void {
     span.end()
   }
   app.addHook('preParsing', (request, _reply, payload, next) => {
-    const parent = requestContext(request)
-    if (parent !== undefined) request[VALIDATION] = tracer.startSpan('validation', {}, parent)
+    const sampled = request[SAMPLED]
+    if (sampled != null) request[VALIDATION] = tracer.startSpan('validation', {}, sampled.context)
     next(null, payload)
   })
   app.addHook('preHandler', (request, _reply, next) => {
@@ -103,10 +107,13 @@ export function traceValidation (app: FastifyInstance): void {
 /** The group commit's spans, for a store of `system` (sqlite, postgresql). */
 export function commitTracer (system: string): CommitTracer {
   return {
-    // A create arrives in its handler's span, within its request's trace.
-    capture: () => trace.getSpan(context.active()),
+    // A create arrives in its handler's span, within its request's trace: kept when sampled.
+    capture: () => {
+      const span = trace.getSpan(context.active())
+      return span?.isRecording() === true ? span : undefined
+    },
     async trace (links, commit) {
-      const creates = (links as Array<Span | undefined>).filter((span): span is Span => span?.isRecording() === true)
+      const creates = (links as Array<Span | undefined>).filter((span): span is Span => span !== undefined)
       if (creates.length === 0) return await commit()
       // A trace of its own: it belongs to no one request more than to the others.
       const root = trace.deleteSpan(context.active())

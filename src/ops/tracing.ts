@@ -72,8 +72,11 @@ export class Tracing {
     // A span never holds an exception's stack trace.
     recordExceptions: false,
     ignorePaths: ({ url }) => UNTRACED.test(url),
-    // HTTP semantic conventions name a server span by its method and route template.
-    requestHook: (span, request) => { span.updateName(request.routeOptions.url === undefined ? request.method : `${request.method} ${request.routeOptions.url}`) }
+    // HTTP semantic conventions name a server span by its method and route template. A span the
+    // sampler dropped records nothing: its name is not even built.
+    requestHook: (span, request) => {
+      if (span.isRecording()) span.updateName(request.routeOptions.url === undefined ? request.method : `${request.method} ${request.routeOptions.url}`)
+    }
   })
 
   readonly #sdk: NodeSDK
