@@ -1,4 +1,3 @@
-import fastifyCors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import { allowedMethods } from '../openapi/methods.js'
 import type { RouteSpec } from '../openapi/routes.js'
@@ -15,6 +14,8 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600
 
 export async function cors (app: FastifyInstance, { origins, routes }: { origins: string[], routes: RouteSpec[] }): Promise<void> {
   if (origins.length === 0) return
+  // Loaded only when CORS is on.
+  const { default: fastifyCors } = await import('@fastify/cors')
   const anyOrigin = origins.includes('*')
   const allowed = new Set(origins)
   // Each path's own methods in the document, so a new operation is allowed by itself.

@@ -1,4 +1,3 @@
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { RateLimitedError } from '../errors.js'
@@ -24,6 +23,8 @@ export interface Limits {
 /** Registers the limits in the caller's scope; undefined when RATE_LIMIT_PER_MINUTE is unset. */
 export async function rateLimits (app: FastifyInstance, { rateLimit: limit }: Pick<Config, 'rateLimit'>): Promise<Limits | undefined> {
   if (limit === undefined) return undefined
+  // Loaded only when limits are on.
+  const { default: rateLimit } = await import('@fastify/rate-limit')
   await app.register(rateLimit, {
     global: false,
     max: limit.max,

@@ -38,6 +38,13 @@ t.test('metrics: prom-client loads only with METRICS_PORT set', async (t) => {
   t.ok(loads(await modulesOf(t, { METRICS_PORT: '0' }), 'prom-client'), 'on: prom-client')
 })
 
+t.test('CORS and rate limits: their plugins load only with CORS_ORIGINS or RATE_LIMIT_PER_MINUTE set', async (t) => {
+  const off = await modulesOf(t, {})
+  t.notOk(loads(off, '@fastify/cors') || loads(off, '@fastify/rate-limit'), 'off: neither')
+  const on = await modulesOf(t, { CORS_ORIGINS: 'https://app.example', RATE_LIMIT_PER_MINUTE: '1000' })
+  t.ok(loads(on, '@fastify/cors') && loads(on, '@fastify/rate-limit'), 'on: both')
+})
+
 t.test('tracing: no OpenTelemetry module without an OTLP endpoint or exporter', async (t) => {
   const off = await modulesOf(t, {})
   t.notOk(off.some((url) => url.includes('/node_modules/@opentelemetry/') || url.includes('/node_modules/@fastify/otel/')), 'off: none')
