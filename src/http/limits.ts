@@ -1,7 +1,7 @@
 import underPressure from '@fastify/under-pressure'
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Config } from '../config.js'
 import { OverloadedError, ShuttingDownError } from '../errors.js'
@@ -16,21 +16,25 @@ import { API_HEADERS } from '../security/headers.js'
 const SAMPLE_INTERVAL = 1000
 
 /** Errors Node's HTTP parser raises before Fastify sees a request, answered in the Error shape. */
-const CLIENT_ERRORS: Record<string, [number, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive'],
-  HPE_HEADER_OVERFLOW: [431, 'The request line and headers are too large'],
-  HPE_URI_TOO_LONG: [431, 'The request line and headers are too large']
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request line and headers are too large'],
+  HPE_URI_TOO_LONG: [431, 'Request Header Fields Too Large', 'The request line and headers are too large']
 }
+const MALFORMED: [number, string, string] = [400, 'Bad Request', 'Malformed HTTP request']
+// The reason phrases are spelled here, not read from node:http's STATUS_CODES: importing node:http
+// from an ES module evaluates all its exports, and so loads Node's fetch (undici), about 5% of a
+// start, which the service never uses.
 
 // These answers bypass Fastify's hooks: they carry the API's security headers, and an id, here.
 const SECURITY_HEADER_LINES = Object.entries(API_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')
 
 function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request']
+  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED
   const body = JSON.stringify({ error: status, message })
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`)
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`)
   }
   socket.destroy()
 }
