@@ -4,7 +4,7 @@
 //   BENCH_ROUNDS (3)    rounds, each running every variant back to back, so drift hits all alike
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
-//   BENCH_BEFORE        a git ref: the http and slow-disk sections run that commit's code too
+//   BENCH_BEFORE        a git ref: the http, footprint and slow-disk sections run that commit's code too
 //   BENCH_ONLY          one section: http, footprint, jwt, slow-disk, postgres, copy or json
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -20,7 +20,7 @@ import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
 import { benchJwt } from './jwt.js'
 import { benchSlowDisk } from './slow-disk.js'
-import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
+import { buildRef, startFlags, type BuiltRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -44,28 +44,43 @@ const SCENARIOS: Record<string, Scenario> = {
   'missing token (401)': { token: false, body: body(0), status: 401, baselineStatus: 200 }
 }
 
-/** The service (from dist/ unless `server` says otherwise), on a fresh SQLite file unless `env` names a database; pinned to the server's core unless `cpus` says otherwise. */
-const service = (env: Record<string, string>, cpus?: string | null, server = 'dist/server.js') => async (name: string): Promise<Server> =>
-  await startServer(name, [server], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
+/**
+ * The service as `npm start` runs it (from dist/, with its Node flags, unless `built` names another
+ * commit's build), on a fresh SQLite file unless `env` names a database; pinned to the server's
+ * core unless `cpus` says otherwise.
+ */
+const service = (env: Record<string, string>, cpus?: string | null, built: Pick<BuiltRef, 'server' | 'nodeFlags'> = { server: 'dist/server.js', nodeFlags: startFlags(root) }) => async (name: string): Promise<Server> =>
+  await startServer(name, [...built.nodeFlags, built.server], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
 const baseline = async (name: string): Promise<Server> => await startServer(name, ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
 
 spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
 // An older commit, built beside this one, to measure a change within one run.
 const before = process.env.BENCH_BEFORE === undefined ? undefined : buildRef(process.env.BENCH_BEFORE)
-const BEFORE = `before (${before?.ref}), LOG_LEVEL=warn`
+const DEFAULTS = 'service, defaults (LOG_LEVEL=info)'
+const WARN = 'service, LOG_LEVEL=warn'
+const BEFORE_DEFAULTS = `before (${before?.ref}), defaults`
+const BEFORE_WARN = `before (${before?.ref}), LOG_LEVEL=warn`
+const METRICS = 'service, LOG_LEVEL=warn, metrics on'
+const TRACES = 'service, LOG_LEVEL=warn, traces on'
+const SAMPLED = 'service, LOG_LEVEL=warn, traces sampled 1 in 10'
 
-// A trace collector that takes every export and keeps nothing, for the variant with traces on.
+// A trace collector that takes every export and keeps nothing, for the variants with traces on.
 const collector = createServer((request, response) => { request.resume(); request.on('end', () => response.end()) })
 await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
 collector.unref()
 const COLLECTOR = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`
 
 const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
-  'service, defaults (LOG_LEVEL=info)': service({}),
-  'service, LOG_LEVEL=warn': service({ LOG_LEVEL: 'warn' }),
-  'service, LOG_LEVEL=warn, metrics on': service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
-  'service, LOG_LEVEL=warn, traces on': service({ LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: COLLECTOR }),
-  ...(before !== undefined && { [BEFORE]: service({ LOG_LEVEL: 'warn' }, undefined, before.server) }),
+  [DEFAULTS]: service({}),
+  [WARN]: service({ LOG_LEVEL: 'warn' }),
+  ...(before !== undefined && {
+    [BEFORE_DEFAULTS]: service({}, undefined, before),
+    [BEFORE_WARN]: service({ LOG_LEVEL: 'warn' }, undefined, before)
+  }),
+  [METRICS]: service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
+  [TRACES]: service({ LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: COLLECTOR }),
+  // What tracing in production usually is: a tenth of the traces kept, decided at the root.
+  [SAMPLED]: service({ LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: COLLECTOR, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
   'bare Fastify (logger off)': baseline
 }
 const BASELINE = 'bare Fastify (logger off)'
@@ -126,7 +141,7 @@ async function benchHttp (): Promise<string> {
     const ratios = runs[scenario][name].map((r, i) => runs[scenario][over][i].cpuUsPerRequest / r.cpuUsPerRequest)
     return `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
   }
-  const services = Object.keys(VARIANTS).filter((name) => name !== BASELINE && name !== BEFORE && !name.includes('metrics') && !name.includes('traces'))
+  const services = [DEFAULTS, WARN, ...(before === undefined ? [] : [BEFORE_DEFAULTS, BEFORE_WARN])]
   const headline = [
     `| scenario | ${services.map((s) => `${s}: µs/req, ratio to bare`).join(' | ')} | bare Fastify µs/req |`,
     `| --- |${' ---: |'.repeat(services.length + 1)}`,
@@ -165,42 +180,61 @@ async function benchHttp (): Promise<string> {
     '',
     '#### Prometheus metrics (METRICS_PORT set) against none, at LOG_LEVEL=warn',
     '',
-    ...cost('service, LOG_LEVEL=warn', 'service, LOG_LEVEL=warn, metrics on'),
+    ...cost(WARN, METRICS),
     '',
-    '#### Traces on (OTLP/HTTP protobuf to a collector on loopback that discards them, every request sampled) against off, at LOG_LEVEL=warn',
+    '#### Traces on (OTLP/HTTP protobuf to a collector on loopback that discards them) against off, at LOG_LEVEL=warn',
     '',
-    ...cost('service, LOG_LEVEL=warn', 'service, LOG_LEVEL=warn, traces on'),
+    'Every request sampled:',
+    '',
+    ...cost(WARN, TRACES),
+    '',
+    'OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=0.1 (a tenth of the traces kept):',
+    '',
+    ...cost(WARN, SAMPLED),
+    '',
+    `Sampled 1 in 10 over off, CPU per request, median of the rounds' ratios: ${Object.keys(SCENARIOS).map((scenario) => `${scenario} **${fmt(median(runs[scenario][SAMPLED].map((r, i) => r.cpuUsPerRequest / runs[scenario][WARN][i].cpuUsPerRequest)), 2)}×**`).join(', ')}.`,
     '',
     ...(before === undefined
       ? []
-      : [`#### This code against ${before.ref}, at LOG_LEVEL=warn`, '', ...cost(BEFORE, 'service, LOG_LEVEL=warn'), '']),
+      : [
+          `#### This code against ${before.ref}, at the defaults`, '', ...cost(BEFORE_DEFAULTS, DEFAULTS), '',
+          `#### This code against ${before.ref}, at LOG_LEVEL=warn`, '', ...cost(BEFORE_WARN, WARN), ''
+        ])
   ].join('\n')
 }
 
-/** Start-up to the first answer, and the memory a sustained create load leaves. */
+/** Start-up to the first answer, and the memory a sustained create load leaves: this code's, and the one before it. */
 async function benchFootprint (): Promise<string> {
-  const startups: number[] = []
+  const names = before === undefined ? [DEFAULTS] : [DEFAULTS, BEFORE_DEFAULTS]
+  const startups: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]))
+  // Alternating, so that drift hits both alike.
   for (let i = 0; i < STARTS; i++) {
-    const server = await VARIANTS['service, defaults (LOG_LEVEL=info)']('service')
-    startups.push(server.startupMs)
-    await stopServer(server)
+    for (const name of names) {
+      const server = await VARIANTS[name](name)
+      startups[name].push(server.startupMs)
+      await stopServer(server)
+    }
   }
-  const server = await VARIANTS['service, defaults (LOG_LEVEL=info)']('service')
-  try {
-    process.stderr.write('footprint: 10 s of creates\n')
-    const run = await runLoad({ url: server.url, connections: CONNECTIONS, seconds: 10, token: TOKEN, firstId: freshIds() })
-    return [
-      '### Start-up and memory',
-      '',
-      '| | service, defaults |',
-      '| --- | ---: |',
-      `| start-up to first answer, median of ${STARTS} starts | ${fmt(median(startups))} ms |`,
-      `| peak RSS (VmHWM) after 10 s of ${CONNECTIONS}-connection creates | ${fmt(peakRssMiB(server.child.pid!), 1)} MiB (${fmt(run.requests)} creates) |`,
-      ''
-    ].join('\n')
-  } finally {
-    await stopServer(server)
+  const peaks: string[] = []
+  for (const name of names) {
+    const server = await VARIANTS[name](name)
+    try {
+      process.stderr.write(`footprint: ${name}, 10 s of creates\n`)
+      const run = await runLoad({ url: server.url, connections: CONNECTIONS, seconds: 10, token: TOKEN, firstId: freshIds() })
+      peaks.push(`${fmt(peakRssMiB(server.child.pid!), 1)} MiB (${fmt(run.requests)} creates)`)
+    } finally {
+      await stopServer(server)
+    }
   }
+  return [
+    '### Start-up and memory',
+    '',
+    `| | ${names.join(' | ')} |`,
+    `| --- |${' ---: |'.repeat(names.length)}`,
+    `| start-up to first answer, median of ${STARTS} starts | ${names.map((name) => `${fmt(median(startups[name]))} ms`).join(' | ')} |`,
+    `| peak RSS (VmHWM) after 10 s of ${CONNECTIONS}-connection creates | ${peaks.join(' | ')} |`,
+    ''
+  ].join('\n')
 }
 
 /** plant_store_batch_size's sum and count, scraped from a service's metrics listener. */

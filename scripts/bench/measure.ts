@@ -25,7 +25,13 @@ export function pinned (cpus: string, command: string[]): string[] {
   return CPUS.pinned ? ['taskset', '-c', cpus, ...command] : command
 }
 
-export interface BuiltRef { ref: string, server: string, remove: () => void }
+export interface BuiltRef { ref: string, server: string, nodeFlags: string[], remove: () => void }
+
+/** The Node flags `npm start` runs dist/server.js with, in the package.json of the tree at `dir`. */
+export function startFlags (dir: string): string[] {
+  const start: string = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.start
+  return /\bnode ((?:--\S+ )*)dist\/server\.js/.exec(start)?.[1].trim().split(' ').filter(Boolean) ?? []
+}
 
 /** Builds a commit's src/ into a temp folder beside the repo's node_modules; returns its server.js. */
 export function buildRef (ref: string): BuiltRef {
@@ -39,7 +45,7 @@ export function buildRef (ref: string): BuiltRef {
     remove()
     throw err
   }
-  return { ref, server: join(tree, 'dist/server.js'), remove }
+  return { ref, server: join(tree, 'dist/server.js'), nodeFlags: startFlags(tree), remove }
 }
 
 export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }
