@@ -53,7 +53,7 @@ export interface Config {
 
 /**
  * What the service decides about tracing. The rest (endpoint, headers, timeouts, the batch
- * queue, resource, sampler) the OpenTelemetry SDK reads from its own OTEL_* variables.
+ * queue, resource) the OpenTelemetry SDK reads from its own OTEL_* variables.
  */
 export interface TracingConfig {
   /** otlp: OTLP over HTTP; console: spans printed to stdout, for a developer. */
@@ -61,9 +61,12 @@ export interface TracingConfig {
   protocol: 'http/protobuf' | 'http/json'
   /** service.name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names one. */
   serviceName: string | undefined
+  /** OTEL_TRACES_SAMPLER and its OTEL_TRACES_SAMPLER_ARG, as the SDK reads them (the service applies them as requests arrive). */
+  sampler: { name: SamplerName, ratio: number }
 }
 
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
+export type SamplerName = typeof SAMPLERS[number]
 
 export interface JwtConfig {
   /** The provider's issuer identifier, matched exactly against `iss`. */
@@ -202,14 +205,20 @@ function readTracing (env: Record<string, string | undefined>, problems: string[
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
     problems.push(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (OTLP over HTTP), got "${protocol}"`)
   }
-  const sampler = otel('OTEL_TRACES_SAMPLER')
-  if (sampler !== undefined && !SAMPLERS.includes(sampler)) problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`)
+  // The SDK's defaults: parent-based, always on; a ratio of 1.
+  const sampler = (otel('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on') as SamplerName
+  if (!SAMPLERS.includes(sampler)) problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`)
   const ratio = otel('OTEL_TRACES_SAMPLER_ARG')
-  if (sampler?.endsWith('traceidratio') === true && ratio !== undefined && !(Number(ratio) >= 0 && Number(ratio) <= 1)) {
+  if (sampler.endsWith('traceidratio') && ratio !== undefined && !(Number(ratio) >= 0 && Number(ratio) <= 1)) {
     problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${ratio}"`)
   }
   const named = otel('OTEL_SERVICE_NAME') !== undefined || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '')
-  return { exporter: exporter === 'console' ? 'console' : 'otlp', protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf', serviceName: named ? undefined : 'plant-store' }
+  return {
+    exporter: exporter === 'console' ? 'console' : 'otlp',
+    protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
+    serviceName: named ? undefined : 'plant-store',
+    sampler: { name: sampler, ratio: ratio === undefined ? 1 : Number(ratio) }
+  }
 }
 
 function httpsUrl (name: string, value: string, problems: string[]): string {

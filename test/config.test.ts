@@ -113,7 +113,7 @@ t.test('refuses unusable tokens', async (t) => {
 t.test('OpenTelemetry: on with an OTLP endpoint or a traces exporter, checked as the SDK would only warn', async (t) => {
   t.equal(loadConfig({}).tracing, undefined, 'off by default')
   const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }
-  t.same(loadConfig(endpoint).tracing, { exporter: 'otlp', protocol: 'http/protobuf', serviceName: 'plant-store' }, 'the defaults')
+  t.same(loadConfig(endpoint).tracing, { exporter: 'otlp', protocol: 'http/protobuf', serviceName: 'plant-store', sampler: { name: 'parentbased_always_on', ratio: 1 } }, 'the defaults')
   t.same(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing?.protocol, 'http/json')
   t.same(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing?.exporter, 'console', 'an exporter alone turns it on')
   t.equal(loadConfig({ ...endpoint, OTEL_SERVICE_NAME: 'plants-eu' }).tracing?.serviceName, undefined, 'OTEL_SERVICE_NAME names the service (the SDK reads it)')
@@ -121,7 +121,7 @@ t.test('OpenTelemetry: on with an OTLP endpoint or a traces exporter, checked as
   t.equal(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing, undefined, 'none turns it off')
   t.equal(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing, undefined, 'so does OTEL_SDK_DISABLED')
   t.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing, undefined, 'an empty variable is an unset one')
-  t.equal(loadConfig({ ...endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing?.exporter, 'otlp')
+  t.same(loadConfig({ ...endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing?.sampler, { name: 'parentbased_traceidratio', ratio: 0.25 })
   const err = t.throws(() => loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'jaeger', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_TRACES_SAMPLER: 'parentbased_traceidration', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318' })) as Error
   t.match(err.message, /OTEL_TRACES_EXPORTER must be otlp, console or none, got "jaeger"/)
   t.match(err.message, /must be http\/protobuf or http\/json \(OTLP over HTTP\), got "grpc"/)

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from 'fastify'
 import type { GuardTracer } from '../security/auth.js'
 import type { CommitTracer } from '../store/group-commit.js'
@@ -40,6 +40,8 @@ export function traceIds (_line: object, _level: number, logger: object): object
 /** The root: @fastify/otel's request spans, the logs joined to them, and each answer's error.type. */
 export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (app, _options, done) => {
+    // Before @fastify/otel's hook: the sampler decides, and a dropped request makes no span.
+    app.addHook('onRequest', (request, _reply, next) => { tracing.arrive(request, next) })
     app.register(tracing.fastify.plugin())
     app.decorateRequest(SAMPLED, null)
     app.after(() => {
@@ -115,8 +117,9 @@ export function commitTracer (system: string): CommitTracer {
     async trace (links, commit) {
       const creates = (links as Array<Span | undefined>).filter((span): span is Span => span !== undefined)
       if (creates.length === 0) return await commit()
-      // A trace of its own: it belongs to no one request more than to the others.
-      const root = trace.deleteSpan(context.active())
+      // A trace of its own: it belongs to no one request more than to the others (and its first
+      // create's context may be a sampled-out request's, with tracing suppressed).
+      const root = ROOT_CONTEXT
       const span = tracer.startSpan('group commit', {
         kind: SpanKind.INTERNAL,
         links: creates.map((create): Link => ({ context: create.spanContext() })),

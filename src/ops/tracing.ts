@@ -1,11 +1,11 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel'
-import { createNoopMeter, diag, DiagLogLevel, type Attributes, type DiagLogger, type MeterProvider } from '@opentelemetry/api'
-import { getNumberFromEnv } from '@opentelemetry/core'
+import { context, createContextKey, createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, type Attributes, type Context, type DiagLogger, type MeterProvider } from '@opentelemetry/api'
+import { getNumberFromEnv, suppressTracing } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { NodeSDK } from '@opentelemetry/sdk-node'
-import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace'
-import type { FastifyBaseLogger } from 'fastify'
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { TracingConfig } from '../config.js'
 
 // OpenTelemetry traces (server.ts starts them, when OTEL_* says so, before the app and its store
@@ -13,6 +13,14 @@ import type { TracingConfig } from '../config.js'
 // resource, sampler, the batch queue), exporting over OTLP/HTTP. Off, this module and every
 // OpenTelemetry package stay unloaded. Only traces are exported: metrics are Prometheus's
 // (METRICS_PORT) and logs are the JSON lines on stdout, which carry the trace ids.
+//
+// Sampling is decided as a request arrives, before any span is made (Tracing.arrive): the
+// sampler OTEL_TRACES_SAMPLER names, built from the SDK's own classes as the SDK would build it,
+// judges a fresh trace id and the caller's traceparent. A request it drops runs with tracing
+// suppressed, so neither @fastify/otel nor the SDK makes a span for it (the SDK's startSpan returns
+// at once); a request it keeps carries the verdict, which the SDK's sampler then applies to its
+// spans, so the decision is made once. A sampled-out request costs a traceparent read, a trace id
+// and two context switches.
 //
 // Export is batched and off the request path: a collector that is down or hangs changes nothing
 // for clients. The queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048 spans): past it spans are
@@ -22,6 +30,32 @@ import type { TracingConfig } from '../config.js'
 const SPANS_PROCESSED = 'otel.sdk.processor.span.processed'
 // Probes answer load balancers every few seconds: a trace each would drown the real ones.
 const UNTRACED = /^\/(healthz|readyz)(\?|$)/
+
+/** A request's verdict, carried in its context for the SDK's sampler. */
+const VERDICT = createContextKey('plant-store sampling verdict')
+
+/** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
+function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
+  const root = name.endsWith('always_off') ? new AlwaysOffSampler() : name.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(ratio) : new AlwaysOnSampler()
+  return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root
+}
+
+/**
+ * The SDK's sampler: a span in a sampled request takes the verdict the request arrived with; any
+ * other span (a group commit's, made only when a sampled create is in it, and its statements)
+ * follows its parent, and as a root is sampled.
+ */
+class VerdictSampler implements Sampler {
+  readonly #otherwise = new ParentBasedSampler({ root: new AlwaysOnSampler() })
+
+  shouldSample (...args: Parameters<Sampler['shouldSample']>): SamplingResult {
+    return (args[0].getValue(VERDICT) as SamplingResult | undefined) ?? this.#otherwise.shouldSample(...args)
+  }
+
+  toString (): string {
+    return 'VerdictSampler'
+  }
+}
 
 type Instrumentations = NonNullable<NonNullable<ConstructorParameters<typeof NodeSDK>[0]>['instrumentations']>
 
@@ -80,18 +114,34 @@ export class Tracing {
   })
 
   readonly #sdk: NodeSDK
+  readonly #sampler: Sampler
+  readonly #ids = new RandomIdGenerator()
   #lost: LostSpans | undefined
 
   /** Starts the SDK; `store` is the instrumentation of the store's driver, if it has one. */
   constructor (config: TracingConfig, store: Instrumentations) {
+    this.#sampler = samplerOf(config.sampler)
     this.#sdk = new NodeSDK({
       serviceName: config.serviceName,
+      sampler: new VerdictSampler(),
       spanProcessors: [spanProcessor(config, lostSpansMeter(() => this.#lost))],
       instrumentations: [this.fastify, ...store],
       metricReaders: [],
       logRecordProcessors: []
     })
     this.#sdk.start()
+  }
+
+  /**
+   * Runs `next` (the rest of the request's hooks, and so the request) in the context the sampler's
+   * verdict gives it: the caller's trace, with tracing suppressed when the verdict is to drop it.
+   */
+  arrive (request: FastifyRequest, next: () => void): void {
+    if (UNTRACED.test(request.url)) return next()
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers)
+    const verdict = this.#sampler.shouldSample(parent, this.#ids.generateTraceId(), 'request', SpanKind.SERVER, {}, [])
+    const traced: Context = verdict.decision === SamplingDecision.RECORD_AND_SAMPLED ? parent.setValue(VERDICT, verdict) : suppressTracing(parent)
+    context.with(traced, next)
   }
 
   /** Where lost spans are counted (the metrics). */

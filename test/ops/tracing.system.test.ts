@@ -104,6 +104,25 @@ t.test('without a traceparent a new trace starts; sampled out, nothing is export
   t.notOk('trace_id' in line || 'span_id' in line, 'its access line has no trace id')
 })
 
+t.test('a ratio sampler decides once, as the request arrives: a request is traced whole, or not at all', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create } = await tracedService(t, receiver, { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' })
+  const REQUESTS = 200
+  for (let i = 0; i < REQUESTS; i++) t.equal((await create()).status, 200)
+  // The batch processor exports every 100 ms; after a quiet second, all that was kept is in.
+  await sleep(1000)
+  await receiver.waitFor(() => byName(receiver.spans, 'handler - createPlant').length === byName(receiver.spans, 'POST /plants').length, 'every kept request\'s spans')
+  const kept = byName(receiver.spans, 'POST /plants')
+  // Binomial(200, 0.5): 70 to 130 is 4 standard deviations each way. Decided twice, by the hook
+  // and again by the SDK on a new trace id, a quarter would be kept (50, and 70 is 3 away).
+  t.ok(kept.length >= 70 && kept.length <= 130, `about half kept: ${kept.length} of ${REQUESTS}`)
+  for (const name of ['bearer guard', 'validation', 'handler - createPlant']) {
+    t.same(byName(receiver.spans, name).map((span) => span.traceId).sort(), kept.map((span) => span.traceId).sort(), `${name}: one in each kept request's trace, none elsewhere`)
+  }
+  const linked = new Set(byName(receiver.spans, 'group commit').flatMap((commit) => commit.links.map((link) => link.traceId)))
+  t.same([...linked].sort(), kept.map((span) => span.traceId).sort(), 'the commits link to the kept creates, and only to them')
+})
+
 t.test('rejections are error spans, cheap ones; no attribute holds a token, its hash or the body', async (t) => {
   const receiver = await startReceiver(t)
   const { create } = await tracedService(t, receiver)
