@@ -136,8 +136,8 @@ export class GroupCommit {
       clearTimeout(this.#deadline)
       this.#deadline = undefined
     } else if (this.#oldest > 1024 && this.#oldest * 2 > this.#unanswered.length) {
-      // A store that answers out of order (PostgreSQL's connections) can hold the head back:
-      // the answered creates behind it are let go now and then, not only once it is answered.
+      // Under steady load the list may never empty: the answered creates before the oldest are
+      // let go now and then, so it holds what is unanswered and little else.
       this.#unanswered = this.#unanswered.slice(this.#oldest)
       this.#oldest = 0
     }
