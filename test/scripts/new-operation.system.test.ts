@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { logExcerpt } from '../helpers/log-file.js'
 
+// It runs npm's checks and the derived tests in a copy of the project: past tap's 120 s a file
+// on a slow machine (seen in CI), so it has five minutes.
+t.setTimeout(5 * 60_000)
+
 // "A new operation is the document, one handler and its test": a maintainer's read operation,
 // GET /plants/{id}, added to a copy of this project as docs/changing-the-api.md says, and nothing
 // else touched. The compiler names the missing handler; with it written, `npm run check` passes,

@@ -63,7 +63,9 @@ if (lazyfs !== undefined) {
       await expectRecovered(`after cut ${round}`)
     }
     t.same([...log.statuses.keys()], [200], 'every answer before a cut was a 200')
-    t.ok(log.acked.size > ROUNDS * 100, `${log.acked.size} creates acknowledged over ${ROUNDS} cuts`)
+    // Enough creates for the cuts to fall among them: about 100 a round on a quiet machine, and
+    // fewer than 90 on a slow, loaded one (seen in CI), so the floor is a quarter of that.
+    t.ok(log.acked.size > ROUNDS * 25, `${log.acked.size} creates acknowledged over ${ROUNDS} cuts`)
 
     await expectConflicts(t, (await server.listening).url, TOKEN, log.acked)
     server.child.kill('SIGTERM')
@@ -95,7 +97,9 @@ if (lazyfs !== undefined) {
       await database.start() // crash recovery, from what was synced
       await expectStored(t, database.url, log.acked, `round ${round}`)
     }
-    t.ok(log.acked.size > ROUNDS * 100, `${log.acked.size} creates acknowledged over ${ROUNDS} cuts`)
+    // Enough creates for the cuts to fall among them: about 100 a round on a quiet machine, and
+    // fewer than 90 on a slow, loaded one (seen in CI), so the floor is a quarter of that.
+    t.ok(log.acked.size > ROUNDS * 25, `${log.acked.size} creates acknowledged over ${ROUNDS} cuts`)
     t.same([...log.statuses.keys()].filter((s) => s !== 200 && s !== 503), [], 'only 200s and 503s')
 
     // The service never restarted: its pool came back by itself.
