@@ -4,7 +4,7 @@ import pino from 'pino'
 // with a buffer, so the access lines cost one write(2) per buffer instead of one per line. The
 // writes stay synchronous, as pino's default is: a line is either in the buffer or handed to the
 // OS, never in flight on another thread, so what an exit has not flushed is the buffer alone.
-// Warnings and worse are written at once, as is everything after a second of quiet; every exit
+// Warnings and worse are written at once, and a timer writes what waits once a second; every exit
 // the process takes (a signal's drain, process.exit, an uncaught exception) flushes the rest.
 // Only a SIGKILL or a power cut loses lines: at most the buffer, LOG_BUFFER_BYTES.
 

@@ -19,8 +19,8 @@ import type { TracingConfig } from '../config.js'
 // judges a fresh trace id and the caller's traceparent. A request it drops runs with tracing
 // suppressed, so neither @fastify/otel nor the SDK makes a span for it (the SDK's startSpan returns
 // at once); a request it keeps carries the verdict, which the SDK's sampler then applies to its
-// spans, so the decision is made once. A sampled-out request costs a traceparent read, a trace id
-// and two context switches.
+// spans, so the decision is made once. A sampled-out request still costs the traceparent's read,
+// a trace id, and @fastify/otel's hooks, which run whatever the verdict (docs/performance.md).
 //
 // Export is batched and off the request path: a collector that is down or hangs changes nothing
 // for clients. The queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048 spans): past it spans are

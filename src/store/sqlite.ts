@@ -39,6 +39,7 @@ function fromWorker (error: WorkerError): Error {
   return Object.assign(new Error(error.message), { code: error.code })
 }
 
+/** A batch as it crosses to the worker (sqlite-worker.ts, Columns). */
 function columns (plants: StoredPlant[]): Columns {
   return { ids: plants.map((plant) => plant.id), names: plants.map((plant) => plant.name), tags: plants.map((plant) => plant.tag ?? null) }
 }
