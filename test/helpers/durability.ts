@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 import { openStore } from '../../src/store/open.js'
+import { waitUntil } from './proc.js'
 import { postPlant } from './server-process.js'
 
 // What the crash and power-loss tests share: concurrent creates whose acknowledgements are
@@ -35,6 +37,18 @@ export async function createUntil (url: string, token: string, log: CreateLog, s
     }
   }
   await Promise.all(Array.from({ length: clients }, client))
+}
+
+/**
+ * Waits for a moment among creates: this round's first acknowledgement (the store is taking
+ * writes), then up to `spreadMs` more, at random. A fixed delay instead would let a slow machine
+ * kill a server before it stored anything, and a floor on the count would fail there.
+ */
+export async function amongCreates (t: Test, log: CreateLog, spreadMs: number, what: string): Promise<void> {
+  const before = log.acked.size
+  await waitUntil(() => log.acked.size > before, 60_000, () => `${what}: no create acknowledged in 60 s`)
+  t.pass(`${what}: creates were acknowledged before it`)
+  await sleep(Math.random() * spreadMs)
 }
 
 /** Through the store: every acknowledged plant is there, exactly as sent. */

@@ -1,10 +1,9 @@
 import Database from 'better-sqlite3'
 import { chownSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { createLog, createUntil, expectConflicts, expectStored } from '../helpers/durability.js'
+import { amongCreates, createLog, createUntil, expectConflicts, expectStored } from '../helpers/durability.js'
 import { postgresUser, startEmbeddedPostgres } from '../helpers/embedded-postgres.js'
 import { findLazyFs, mountLazyFs, type Mount } from '../helpers/lazyfs.js'
 import { waitFor } from '../helpers/proc.js'
@@ -21,8 +20,8 @@ const TOKEN = 'power-loss-token-0123456789'
 const ROUNDS = Number(process.env.POWER_CUT_ROUNDS ?? 10)
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
-/** A random moment: long enough for some batches to commit, short enough for many to be under way. */
-const randomMoment = async (): Promise<void> => await sleep(150 + Math.random() * 450)
+// A random moment to cut: some batches committed, many under way.
+const CUT_SPREAD_MS = 450
 
 // Building LazyFS the first time (and installing its build packages) takes a while.
 t.setTimeout(10 * 60_000)
@@ -51,7 +50,7 @@ if (lazyfs !== undefined) {
       const { url } = await server.listening
       const run = { cut: false }
       const load = createUntil(url, TOKEN, log, () => run.cut)
-      await randomMoment()
+      await amongCreates(t, log, CUT_SPREAD_MS, `round ${round}: the cut`)
       run.cut = true
       server.child.kill('SIGKILL')
       t.equal(await server.exited, null, `round ${round}: killed, then the power cut`)
@@ -63,9 +62,6 @@ if (lazyfs !== undefined) {
       await expectRecovered(`after cut ${round}`)
     }
     t.same([...log.statuses.keys()], [200], 'every answer before a cut was a 200')
-    // Enough creates for the cuts to fall among them: about 100 a round on a quiet machine, and
-    // fewer than 90 on a slow, loaded one (seen in CI), so the floor is a quarter of that.
-    t.ok(log.acked.size > ROUNDS * 25, `${log.acked.size} creates acknowledged over ${ROUNDS} cuts`)
 
     await expectConflicts(t, (await server.listening).url, TOKEN, log.acked)
     server.child.kill('SIGTERM')
@@ -89,7 +85,7 @@ if (lazyfs !== undefined) {
     for (let round = 1; round <= ROUNDS; round++) {
       const run = { cut: false }
       const load = createUntil(url, TOKEN, log, () => run.cut)
-      await randomMoment()
+      await amongCreates(t, log, CUT_SPREAD_MS, `round ${round}: the cut`)
       await database.kill() // every PostgreSQL process at once: no shutdown, no checkpoint
       await mount.cut()
       run.cut = true
@@ -97,9 +93,6 @@ if (lazyfs !== undefined) {
       await database.start() // crash recovery, from what was synced
       await expectStored(t, database.url, log.acked, `round ${round}`)
     }
-    // Enough creates for the cuts to fall among them: about 100 a round on a quiet machine, and
-    // fewer than 90 on a slow, loaded one (seen in CI), so the floor is a quarter of that.
-    t.ok(log.acked.size > ROUNDS * 25, `${log.acked.size} creates acknowledged over ${ROUNDS} cuts`)
     t.same([...log.statuses.keys()].filter((s) => s !== 200 && s !== 503), [], 'only 200s and 503s')
 
     // The service never restarted: its pool came back by itself.
