@@ -45,7 +45,10 @@ if (browserAvailable('the /docs browser test')) {
     t.equal(ok.status, '200')
     t.same(JSON.parse(ok.body), { name: 'Boston fern', tag: 'indoor' }, 'the Plant body is rendered')
 
-    await page.reload()
+    // The page again, without the deep link Try it out left in the address (#/plants/createPlant):
+    // reloading that scrolls to the operation as the page renders. Once in CI, after a reload, the
+    // Authorize button never held still to be clicked; the scroll is the likely cause, not a seen one.
+    await page.goto(`${base}/docs/`)
     await page.locator('.info .title').waitFor()
     t.equal(await page.locator('.auth-wrapper button.authorize.locked').count(), 1, 'the Authorize state persists across a reload')
 
@@ -105,10 +108,8 @@ async function authorize (page: Page, token: string): Promise<void> {
 }
 
 async function tryItOut (operation: Locator): Promise<void> {
-  // Deep links reopen the operation after a reload; only a closed one needs the click.
-  if (!/\bis-open\b/.test(await operation.getAttribute('class') ?? '')) await operation.locator('.opblock-summary').click()
-  const button = operation.locator('button.try-out__btn')
-  if ((await button.innerText()).trim() === 'Try it out') await button.click()
+  await operation.locator('.opblock-summary').click()
+  await operation.locator('button.try-out__btn', { hasText: 'Try it out' }).click()
 }
 
 async function liveResponse (page: Page): Promise<{ status: string, body: string }> {
