@@ -50,7 +50,7 @@ if (browserAvailable('the /docs browser test')) {
     // Authorize button never held still to be clicked; the scroll is the likely cause, not a seen one.
     await page.goto(`${base}/docs/`)
     await page.locator('.info .title').waitFor()
-    t.equal(await page.locator('.auth-wrapper button.authorize.locked').count(), 1, 'the Authorize state persists across a reload')
+    t.equal(await page.locator('.auth-wrapper button.authorize.locked').count(), 1, 'the Authorize state persists to the next page load')
 
     await page.locator('.auth-wrapper button.authorize').click()
     await page.locator('.modal-ux button', { hasText: 'Logout' }).click()
