@@ -45,8 +45,8 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
     app.register(tracing.fastify.plugin())
     app.decorateRequest(SAMPLED, null)
     app.after(() => {
-      // After @fastify/otel's onRequest, which starts the request's span (probes have none), and
-      // whose sampler has decided: an unsampled request's span records nothing.
+      // After @fastify/otel's onRequest, which starts the span of a request the sampler kept
+      // (probes and dropped requests have none).
       app.addHook('onRequest', (request, _reply, next) => {
         const { span, context } = request.opentelemetry()
         if (span?.isRecording() === true && context != null) {

@@ -1,6 +1,6 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel'
 import { context, createContextKey, createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, type Attributes, type Context, type DiagLogger, type MeterProvider } from '@opentelemetry/api'
-import { getNumberFromEnv, suppressTracing } from '@opentelemetry/core'
+import { getNumberFromEnv, isTracingSuppressed, suppressTracing } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { NodeSDK } from '@opentelemetry/sdk-node'
@@ -17,10 +17,10 @@ import type { TracingConfig } from '../config.js'
 // Sampling is decided as a request arrives, before any span is made (Tracing.arrive): the
 // sampler OTEL_TRACES_SAMPLER names, built from the SDK's own classes as the SDK would build it,
 // judges a fresh trace id and the caller's traceparent. A request it drops runs with tracing
-// suppressed, so neither @fastify/otel nor the SDK makes a span for it (the SDK's startSpan returns
-// at once); a request it keeps carries the verdict, which the SDK's sampler then applies to its
-// spans, so the decision is made once. A sampled-out request still costs the traceparent's read,
-// a trace id, and @fastify/otel's hooks, which run whatever the verdict (docs/performance.md).
+// suppressed: @fastify/otel's hooks see that and return at once, and the SDK makes no span for it;
+// a request it keeps carries the verdict, which the SDK's sampler then applies to its spans, so
+// the decision is made once. A sampled-out request still costs the traceparent's read, a trace id,
+// its context, and a few hooks that find nothing to do (docs/performance.md).
 //
 // Export is batched and off the request path: a collector that is down or hangs changes nothing
 // for clients. The queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048 spans): past it spans are
@@ -105,11 +105,12 @@ export class Tracing {
     instrumentHandler: true,
     // A span never holds an exception's stack trace.
     recordExceptions: false,
-    ignorePaths: ({ url }) => UNTRACED.test(url),
-    // HTTP semantic conventions name a server span by its method and route template. A span the
-    // sampler dropped records nothing: its name is not even built.
+    // Asked by each of its hooks, in the request's context: a request the sampler dropped (arrive
+    // suppressed its tracing) it leaves alone as it does a probe, with no span and no wrapper.
+    ignorePaths: ({ url }) => UNTRACED.test(url) || isTracingSuppressed(context.active()),
+    // HTTP semantic conventions name a server span by its method and route template.
     requestHook: (span, request) => {
-      if (span.isRecording()) span.updateName(request.routeOptions.url === undefined ? request.method : `${request.method} ${request.routeOptions.url}`)
+      span.updateName(request.routeOptions.url === undefined ? request.method : `${request.method} ${request.routeOptions.url}`)
     }
   })
 
