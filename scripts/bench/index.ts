@@ -117,21 +117,26 @@ const saturated = (runs: Measured[]): string => {
 async function benchHttp (): Promise<string> {
   const runs: Record<string, Record<string, Measured[]>> = {}
   for (let round = 1; round <= ROUNDS; round++) {
-    // Each round starts every variant afresh and runs them back to back, in a rotated order.
+    // Each round starts every variant afresh and warms it up; then each scenario runs on every
+    // variant back to back, in a rotated order. The runs compared are seconds apart, not a minute:
+    // this machine's speed drifts by tens of percent from one minute to the next.
     const names = Object.keys(VARIANTS)
     const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)]
-    for (const name of order) {
-      const server = await VARIANTS[name](name)
-      try {
+    const servers: Server[] = []
+    try {
+      for (const name of order) {
+        servers.push(await VARIANTS[name](name))
         process.stderr.write(`round ${round}/${ROUNDS}: ${name}, warming up\n`)
-        await warmUp(server, Object.values(SCENARIOS))
-        for (const [scenario, spec] of Object.entries(SCENARIOS)) {
-          process.stderr.write(`round ${round}/${ROUNDS}: ${name}, ${scenario}\n`)
-          ;((runs[scenario] ??= {})[name] ??= []).push(await load(server, spec))
-        }
-      } finally {
-        await stopServer(server)
+        await warmUp(servers.at(-1)!, Object.values(SCENARIOS))
       }
+      for (const [scenario, spec] of Object.entries(SCENARIOS)) {
+        for (const server of servers) {
+          process.stderr.write(`round ${round}/${ROUNDS}: ${server.name}, ${scenario}\n`)
+          ;((runs[scenario] ??= {})[server.name] ??= []).push(await load(server, spec))
+        }
+      }
+    } finally {
+      for (const server of servers) await stopServer(server)
     }
   }
 
