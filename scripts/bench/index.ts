@@ -1,4 +1,4 @@
-// npm run bench: performance figures, never part of npm test. Loopback only, about five minutes.
+// npm run bench: performance figures, never part of npm test. Loopback only, about a quarter of an hour.
 // Each server runs alone on core 0; wrk (and PostgreSQL) on the other cores. The headline is the
 // server's own CPU time per request, which a load generator that cannot keep up does not skew.
 //   BENCH_ROUNDS (3)    rounds, each running every variant back to back, so drift hits all alike
