@@ -125,9 +125,10 @@ async function benchHttp (): Promise<string> {
     const servers: Server[] = []
     try {
       for (const name of order) {
-        servers.push(await VARIANTS[name](name))
+        const server = await VARIANTS[name](name)
+        servers.push(server)
         process.stderr.write(`round ${round}/${ROUNDS}: ${name}, warming up\n`)
-        await warmUp(servers.at(-1)!, Object.values(SCENARIOS))
+        await warmUp(server, Object.values(SCENARIOS))
       }
       for (const [scenario, spec] of Object.entries(SCENARIOS)) {
         for (const server of servers) {
