@@ -25,6 +25,8 @@ const BUSY_TIMEOUT_MS = 250
 // While opening, longer: instances (or a copy) that open a new file together each switch it to WAL
 // and migrate it, one after the other, and no request waits on that.
 const OPEN_BUSY_TIMEOUT_MS = 10_000
+const WAL_RETRY_MS = 5
+const PAUSE = new Int32Array(new SharedArrayBuffer(4))
 
 // Faults of the file or its lock, not of our SQL: the store is unavailable for now. So is a
 // failed system call (the WAL's sync).
@@ -67,12 +69,31 @@ function describe (err: unknown): WorkerError {
   }
 }
 
+/**
+ * Puts the file in WAL mode. Switching a new file needs its write lock, and while another
+ * connection holds that lock (an instance switching or migrating the same new file, a copy), SQLite
+ * answers SQLITE_BUSY at once instead of calling its busy handler, which could deadlock there.
+ * So the worker waits here itself, a few milliseconds at a time, until the open's deadline.
+ */
+function switchToWal (db: Database.Database): void {
+  const deadline = Date.now() + OPEN_BUSY_TIMEOUT_MS
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL')
+      return
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err
+      Atomics.wait(PAUSE, 0, 0, WAL_RETRY_MS) // nothing else runs in this worker while it opens
+    }
+  }
+}
+
 function open (path: string) {
   mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
   db.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`)
   // WAL, synced by commit() below before any reply: a 200 survives power loss.
-  db.pragma('journal_mode = WAL')
+  switchToWal(db)
   db.pragma('synchronous = NORMAL')
   // Read every INTEGER as bigint, so ids beyond 2^53 come back exact.
   db.defaultSafeIntegers(true)

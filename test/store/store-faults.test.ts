@@ -32,6 +32,25 @@ t.test('SQLite locked by another writer', async (t) => {
   t.equal((await app.inject({ url: '/readyz' })).statusCode, 200)
 })
 
+// A new file whose write lock another connection holds (an instance switching it to WAL or
+// migrating it, a copy): SQLite refuses the switch to WAL at once, without its busy timeout, so
+// the store waits for the lock itself as it opens, and then serves.
+t.test('SQLite: a new file another connection is writing waits, then opens', async (t) => {
+  const path = join(t.testdir(), 'plants.db')
+  const other = new Database(path)
+  t.teardown(() => { if (other.open) other.close() })
+  other.exec('BEGIN IMMEDIATE')
+  let settled = false
+  const opening = openSqliteStore(path).finally(() => { settled = true })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.notOk(settled, 'the open waits while the other connection holds the lock')
+  other.exec('COMMIT')
+  other.close()
+  const store = await opening
+  t.teardown(() => store.close())
+  t.equal(await store.create({ id: 1n, name: 'Aloe' }), 'created', 'and serves once it is gone')
+})
+
 // A disk that fills up: SQLite cannot write (SQLITE_FULL). On a small tmpfs of the test's own,
 // which needs root (as in CI); elsewhere the test says so and skips.
 t.test('SQLite on a full disk', async (t) => {
