@@ -3,16 +3,16 @@
 // The rate is plants written per second (the copy, not the check after it); the peak RSS is
 // the command's high-water mark. The command is the npm script's own, Node's flags included.
 import { spawn } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { bulkSqliteStore } from '../../test/helpers/bulk-store.js'
 import { startEmbeddedPostgres } from '../../test/helpers/embedded-postgres.js'
+import { nodeArgsOf } from '../../test/helpers/npm-script.js'
 import { CPUS, fmt, peakRssMiB, pinned, root } from './measure.js'
 
 const PLANTS = 1_000_000
-// "npm run build && node <flags> dist/copy-store.js": what runs after the build, without `node`.
-const SCRIPT = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['copy-store'] as string).split('&& node ')[1].split(' ')
+const SCRIPT = nodeArgsOf(root, 'copy-store')
 
 export async function benchCopy ({ dir }: { dir: string }): Promise<string> {
   mkdirSync(dir, { recursive: true })
@@ -44,7 +44,7 @@ export async function benchCopy ({ dir }: { dir: string }): Promise<string> {
     return [
       '### Copying a store: SQLite to PostgreSQL',
       '',
-      `\`npm run copy-store\` (\`node ${SCRIPT.join(' ')}\`) on core ${CPUS.server}, from a SQLite file of ${fmt(PLANTS)} plants into an empty embedded PostgreSQL on core(s) ${CPUS.load} (fsync on, synchronous_commit=on). The copy's own report:`,
+      `\`npm run copy-store\` (\`node ${SCRIPT.map((arg) => arg.startsWith(root) ? relative(root, arg) : arg).join(' ')}\`) on core ${CPUS.server}, from a SQLite file of ${fmt(PLANTS)} plants into an empty embedded PostgreSQL on core(s) ${CPUS.load} (fsync on, synchronous_commit=on). The copy's own report:`,
       '',
       '```',
       stdout.trim(),

@@ -20,7 +20,8 @@ import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
 import { benchJwt } from './jwt.js'
 import { benchSlowDisk } from './slow-disk.js'
-import { buildRef, startFlags, type BuiltRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
+import { nodeArgsOf } from '../../test/helpers/npm-script.js'
+import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -45,12 +46,12 @@ const SCENARIOS: Record<string, Scenario> = {
 }
 
 /**
- * The service as `npm start` runs it (from dist/, with its Node flags, unless `built` names another
- * commit's build), on a fresh SQLite file unless `env` names a database; pinned to the server's
+ * The service as `npm start` runs it (its bundle, with its Node flags, unless `start` names another
+ * commit's), on a fresh SQLite file unless `env` names a database; pinned to the server's
  * core unless `cpus` says otherwise.
  */
-const service = (env: Record<string, string>, cpus?: string | null, built: Pick<BuiltRef, 'server' | 'nodeFlags'> = { server: 'dist/server.js', nodeFlags: startFlags(root) }) => async (name: string): Promise<Server> =>
-  await startServer(name, [...built.nodeFlags, built.server], { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
+const service = (env: Record<string, string>, cpus?: string | null, start: string[] = nodeArgsOf(root, 'start')) => async (name: string): Promise<Server> =>
+  await startServer(name, start, { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
 const baseline = async (name: string): Promise<Server> => await startServer(name, ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
 
 spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
@@ -74,8 +75,8 @@ const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
   [DEFAULTS]: service({}),
   [WARN]: service({ LOG_LEVEL: 'warn' }),
   ...(before !== undefined && {
-    [BEFORE_DEFAULTS]: service({}, undefined, before),
-    [BEFORE_WARN]: service({ LOG_LEVEL: 'warn' }, undefined, before)
+    [BEFORE_DEFAULTS]: service({}, undefined, before.start),
+    [BEFORE_WARN]: service({ LOG_LEVEL: 'warn' }, undefined, before.start)
   }),
   [METRICS]: service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
   [TRACES]: service({ LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: COLLECTOR }),
@@ -176,7 +177,7 @@ async function benchHttp (): Promise<string> {
   return [
     '### HTTP: the service against bare Fastify, server CPU time per request',
     '',
-    `Each server alone on core ${CPUS.server}, wrk (${CONNECTIONS} keep-alive connections) on core(s) ${CPUS.load}; ${SECONDS} s per measurement, ${ROUNDS} rounds. The figure is the server process's CPU time (user + system, all threads, from /proc) per answered request, median over rounds; the ratio is bare Fastify's CPU per request over the service's, so higher is better and 1.00× means as cheap as bare Fastify (range over rounds in brackets). The service runs from \`dist/\` on a durable SQLite file (WAL, synchronous=FULL); bare Fastify (scripts/bench/baseline.ts) has no logger, no auth, no schema and an in-memory Map, and having no auth it answers the 401 scenario's requests as replays.`,
+    `Each server alone on core ${CPUS.server}, wrk (${CONNECTIONS} keep-alive connections) on core(s) ${CPUS.load}; ${SECONDS} s per measurement, ${ROUNDS} rounds. The figure is the server process's CPU time (user + system, all threads, from /proc) per answered request, median over rounds; the ratio is bare Fastify's CPU per request over the service's, so higher is better and 1.00× means as cheap as bare Fastify (range over rounds in brackets). The service runs as \`npm start\` runs it on a durable SQLite file (WAL, synchronous=FULL); bare Fastify (scripts/bench/baseline.ts) has no logger, no auth, no schema and an in-memory Map, and having no auth it answers the 401 scenario's requests as replays.`,
     '',
     ...headline,
     '',

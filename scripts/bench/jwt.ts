@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MAX_ENTRIES } from '../../src/security/token-cache.js'
 import { AUDIENCE, startProvider } from '../../test/helpers/identity-provider.js'
-import { CPUS, fmt, measureLoad, median, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
+import { nodeArgsOf } from '../../test/helpers/npm-script.js'
+import { CPUS, fmt, measureLoad, median, root, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
 
 // More distinct tokens than the verified-token cache holds, sent in turn: each has left it before
 // it comes again, so every request is a cold one.
@@ -36,7 +37,7 @@ export async function benchJwt ({ dir, token, rounds, seconds, connections, fres
     writeFileSync(tokensFile, cold.join('\n') + '\n')
 
     const service = async (name: string, env: Record<string, string>): Promise<Server> =>
-      await startServer(name, ['dist/server.js'], { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `jwt-${name.replace(/\W+/g, '-')}-${Date.now()}.db`)}`, ...env })
+      await startServer(name, nodeArgsOf(root, 'start'), { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `jwt-${name.replace(/\W+/g, '-')}-${Date.now()}.db`)}`, ...env })
     const scenarios: Array<[string, 'off' | 'on', Partial<LoadSpec>]> = [
       ['static key, JWT checks off', 'off', { token }],
       ['static key', 'on', { token }],
@@ -70,7 +71,7 @@ export async function benchJwt ({ dir, token, rounds, seconds, connections, fres
     return [
       '### JWT access tokens: server CPU per create',
       '',
-      `The service from \`dist/\` at LOG_LEVEL=warn on core ${CPUS.server}, wrk (${connections} connections) on core(s) ${CPUS.load}, ${seconds} s per measurement, ${rounds} rounds. RS256 tokens from the tests' identity provider on loopback; "cold" cycles through ${fmt(COLD_TOKENS)} tokens, more than the ${fmt(MAX_ENTRIES)} the cache keeps, so each request checks a signature. The ratio is over the static key on the same process (JWT checks on), median of the rounds' ratios (range).`,
+      `The service as \`npm start\` runs it, at LOG_LEVEL=warn on core ${CPUS.server}, wrk (${connections} connections) on core(s) ${CPUS.load}, ${seconds} s per measurement, ${rounds} rounds. RS256 tokens from the tests' identity provider on loopback; "cold" cycles through ${fmt(COLD_TOKENS)} tokens, more than the ${fmt(MAX_ENTRIES)} the cache keeps, so each request checks a signature. The ratio is over the static key on the same process (JWT checks on), median of the rounds' ratios (range).`,
       '',
       '| scenario | creates/s | server CPU µs/create | ratio to the static key | p50 / p99 ms | server core busy |',
       '| --- | ---: | ---: | ---: | ---: | ---: |',

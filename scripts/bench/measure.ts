@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../test/helpers/embedded-postgres.js'
+import { nodeArgsOf } from '../../test/helpers/npm-script.js'
 import { statFields } from '../../test/helpers/proc.js'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -25,27 +26,22 @@ export function pinned (cpus: string, command: string[]): string[] {
   return CPUS.pinned ? ['taskset', '-c', cpus, ...command] : command
 }
 
-export interface BuiltRef { ref: string, server: string, nodeFlags: string[], remove: () => void }
+/** A commit built by its own `npm run build`, and Node's arguments for its `npm start`. */
+export interface BuiltRef { ref: string, start: string[], remove: () => void }
 
-/** The Node flags `npm start` runs dist/server.js with, in the package.json of the tree at `dir`. */
-export function startFlags (dir: string): string[] {
-  const start: string = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.start
-  return /\bnode ((?:--\S+ )*)dist\/server\.js/.exec(start)?.[1].trim().split(' ').filter(Boolean) ?? []
-}
-
-/** Builds a commit's src/ into a temp folder beside the repo's node_modules; returns its server.js. */
+/** Builds a commit, as its own `npm run build` does, in a temp folder beside the repo's node_modules. */
 export function buildRef (ref: string): BuiltRef {
   const tree = mkdtempSync(join(tmpdir(), 'plant-store-before-'))
   execFileSync('git', ['worktree', 'add', '--detach', '--force', tree, ref], { cwd: root, stdio: 'ignore' })
   const remove = (): void => { spawnSync('git', ['worktree', 'remove', '--force', tree], { cwd: root }); rmSync(tree, { recursive: true, force: true }) }
   try {
     symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'src'], { cwd: tree, stdio: 'inherit' })
+    execFileSync('npm', ['run', 'build'], { cwd: tree, stdio: 'inherit' })
   } catch (err) {
     remove()
     throw err
   }
-  return { ref, server: join(tree, 'dist/server.js'), nodeFlags: startFlags(tree), remove }
+  return { ref, start: nodeArgsOf(tree, 'start'), remove }
 }
 
 export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }

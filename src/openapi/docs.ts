@@ -37,7 +37,8 @@ export function documentForInstance (document: OpenApiDocument, baseUrl: string)
  * loaded on the first request for /openapi.yaml, not at boot.
  */
 export async function yamlForInstance (text: string): Promise<(baseUrl: string) => string> {
-  const { isMap, isScalar, isSeq, parseDocument } = await import('yaml')
+  // Its CommonJS exports, through `default`: named ones a bundle's import() does not see.
+  const { isMap, isScalar, isSeq, parseDocument } = (await import('yaml')).default
   const servers = parseDocument(text).get('servers', true)
   const ranges: Array<[number, number]> = []
   for (const server of isSeq(servers) ? servers.items : []) {

@@ -18,8 +18,9 @@ export const runTs = tapLoader.length > 0
   ? { args: [...tapLoader, '--enable-source-maps'], env: { TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: join(root, 'tsconfig.json') } }
   : { args: ['--import', 'tsx'], env: {} }
 
-export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir(), nodeArgs: string[] = []) {
-  const child = spawnGroup(process.execPath, [...nodeArgs, ...runTs.args, join(root, 'src/server.ts')], {
+/** The service from its source; `script` names another way to run it: Node's arguments after its own flags. */
+export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir(), nodeArgs: string[] = [], script: string[] = [...runTs.args, join(root, 'src/server.ts')]) {
+  const child = spawnGroup(process.execPath, [...nodeArgs, ...script], {
     cwd,
     env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...runTs.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
