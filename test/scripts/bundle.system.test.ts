@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { freePort } from '../helpers/embedded-postgres.js'
 import { nodeArgsOf } from '../helpers/npm-script.js'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
 import { startReceiver } from '../helpers/otlp-receiver.js'
+import { freshDatabaseUrl, sql } from '../helpers/postgres.js'
 import { postPlant, startServer } from '../helpers/server-process.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -19,11 +21,11 @@ const SCRIPT = nodeArgsOf(root, 'start')
 
 // The libraries of the features a start at the defaults leaves off; esbuild heads each module it
 // bundles with a comment naming its file.
-const OFF_BY_DEFAULT = ['jose', 'prom-client', '@fastify/cors', '@fastify/rate-limit']
+const OFF_BY_DEFAULT = ['jose', 'prom-client', '@fastify/cors', '@fastify/rate-limit', 'pg', '@opentelemetry/sdk-node']
 
-/** The service from the bundle, recording the modules it loads into `record`. */
+/** The service from the bundle, recording the modules it loads; once in each `dir`. */
 function startBundle (t: Test, env: Record<string, string>, dir = t.testdir()) {
-  const record = join(dir, `modules-${Math.random()}.txt`)
+  const record = join(dir, 'modules.txt')
   const server = startServer(t, { RECORD_MODULES_TO: record, ...env }, dir, ['--import', RECORDER], SCRIPT)
   // The bundle's libraries, named in the chunks it loaded; the rest, by their files.
   const libraries = () => {
@@ -35,7 +37,8 @@ function startBundle (t: Test, env: Record<string, string>, dir = t.testdir()) {
 }
 
 t.before(() => {
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore', timeout: 180_000 })
+  // A failed build's error message holds what it printed.
+  execFileSync('npm', ['run', 'build'], { cwd: root, timeout: 180_000 })
 })
 
 t.test('the bundle serves the API, its docs and its document, and a 200 is stored', async (t) => {
@@ -63,6 +66,7 @@ t.test('the bundle serves the API, its docs and its document, and a 200 is store
   t.equal((await asset.arrayBuffer()).byteLength, readFileSync(join(root, 'node_modules/@fastify/swagger-ui/static/swagger-ui-bundle.js')).length)
   const yaml = await (await fetch(`${url}/openapi.yaml`)).text()
   t.equal(yaml.split('\n')[0], readFileSync(join(root, 'openapi.yaml'), 'utf8').split('\n')[0], 'the document as written')
+  t.ok(yaml.includes(`default: ${JSON.stringify(url)}`), "with this instance's base_url")
   const json = await (await fetch(`${url}/openapi.json`)).json() as { paths: Record<string, { post: { operationId: string } }> }
   t.equal(json.paths['/plants'].post.operationId, 'createPlant')
 
@@ -80,11 +84,13 @@ t.test('the bundle serves the API, its docs and its document, and a 200 is store
   await conflict.arrayBuffer()
 })
 
-t.test('features loaded only when configured come from the bundle too: metrics, CORS, rate limits, traces', async (t) => {
-  const receiver = await startReceiver(t)
-  const metricsPort = await freePort()
+t.test('features loaded only when configured come from the bundle too: PostgreSQL, JWT, metrics, CORS, rate limits, traces', async (t) => {
+  const [receiver, provider, metricsPort, databaseUrl] = await Promise.all([startReceiver(t), startProvider(t), freePort(), freshDatabaseUrl()])
   const server = startBundle(t, {
     API_TOKENS: TOKEN,
+    DATABASE_URL: databaseUrl,
+    JWT_ISSUER: provider.issuer,
+    JWT_AUDIENCE: AUDIENCE,
     METRICS_PORT: String(metricsPort),
     CORS_ORIGINS: 'https://app.example.com',
     RATE_LIMIT_PER_MINUTE: '1000',
@@ -96,17 +102,19 @@ t.test('features loaded only when configured come from the bundle too: metrics, 
 
   const created = await fetch(`${url}/plants`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', origin: 'https://app.example.com' },
+    headers: { authorization: `Bearer ${await provider.mint()}`, 'content-type': 'application/json', origin: 'https://app.example.com' },
     body: '{"id":1,"name":"Fern"}'
   })
-  t.equal(created.status, 200)
+  t.equal(created.status, 200, 'a JWT accepted, the plant stored in PostgreSQL')
   t.equal(created.headers.get('access-control-allow-origin'), 'https://app.example.com')
   t.equal(created.headers.get('ratelimit-limit'), '1000', 'rate limited')
   await created.arrayBuffer()
+  t.same(await sql(databaseUrl, 'SELECT id::text, name FROM plants'), [{ id: '1', name: 'Fern' }])
   t.match(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), 'plant_store_creates_total{outcome="created"} 1')
-  await receiver.waitFor(() => receiver.spans.some((span) => span.name === 'handler - createPlant'), 'the create\'s handler span')
+  // pg stays outside the bundle so that OpenTelemetry can instrument it as it loads.
+  await receiver.waitFor(() => receiver.spans.some((span) => span.name === 'handler - createPlant') && receiver.spans.some((span) => span.name.startsWith('pg.query')), "the create's spans, pg's among them")
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
   const loaded = server.libraries()
-  for (const library of ['prom-client', '@fastify/cors', '@fastify/rate-limit', '@opentelemetry/sdk-trace']) t.ok(loaded(library), `on: ${library}`)
+  for (const library of OFF_BY_DEFAULT) t.ok(loaded(library), `on: ${library}`)
 })
