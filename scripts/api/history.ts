@@ -1,10 +1,11 @@
 // What "released" means here, read from the repository: no release server, so the repository is
 // the record. A version is released when the API changelog (docs/api-changelog.md) has its entry,
 // a heading `## <title> <version>: ...`; a version in openapi.yaml's history without one (a draft
-// that was committed, say) was never released. A release's contract is the document as it stood
-// when the version last came to openapi.yaml on the main line (first-parent) of the history: the
-// first commit of the newest run of commits at that version. A release whose entry is written but
-// not yet committed is the working tree's document.
+// that was committed, say) was never released. A release's contract is the document where it was
+// cut: on the main line (first-parent) of the history, the first commit whose document is at that
+// version, counted from the commit where its entry, as it stands at HEAD, appeared. So a draft of
+// the same number, committed and even given an entry that was later removed, is never a release.
+// A release whose entry is written but not yet committed is the working tree's document.
 import { execFileSync } from 'node:child_process'
 import { basename, dirname } from 'node:path'
 import { load } from 'js-yaml'
@@ -12,6 +13,8 @@ import semver from 'semver'
 
 // A local git command answers at once; a stuck one (a lock, a hook) must not hold `npm run check`.
 const GIT_TIMEOUT_MS = 30_000
+/** The changelog, from the document's folder. */
+export const CHANGELOG = 'docs/api-changelog.md'
 
 /** The history cannot say what was released: a shallow clone, no git, a version that is no semver. */
 export class HistoryError extends Error {
@@ -22,8 +25,11 @@ export interface Snapshot {
   /** The document's text. */
   text: string
   version: string
-  /** Where it is from: a commit (short hash and date), or the working tree. */
-  commit?: { hash: string, date: string }
+}
+
+/** A release's document, and the commit it was cut in (short hash and date). */
+export interface Release extends Snapshot {
+  commit: { hash: string, date: string }
 }
 
 export interface Contract {
@@ -32,11 +38,12 @@ export interface Contract {
   releases: string[]
   /**
    * The release the current document must keep the promises of: its own version's, once that is
-   * released and committed; else the newest release below it. Undefined when there is none.
+   * released, committed and changed since; else (the release as cut) the newest release below it.
+   * Undefined when there is none.
    */
-  baseline?: Snapshot
+  baseline?: Release
   /** The newest release below the current version, as released: what its changelog entry compares with. */
-  previous?: Snapshot
+  previous?: Release
 }
 
 const RELEASE_HEADING = /^## .*?\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)(?::|$)/gm
@@ -64,6 +71,7 @@ export function versionOf (text: string, where: string): string {
 export function readContract (documentPath: string, text: string, changelog: string): Contract {
   const cwd = dirname(documentPath)
   const file = `./${basename(documentPath)}`
+  const changelogFile = `./${CHANGELOG}`
   /** git's output, or undefined when it fails. */
   const tryGit = (...args: string[]): string | undefined => {
     try {
@@ -85,34 +93,56 @@ export function readContract (documentPath: string, text: string, changelog: str
     throw new HistoryError('this is a shallow clone: the gate needs the history of openapi.yaml to know what was released. Fetch it with `git fetch --unshallow` (in GitHub Actions, `fetch-depth: 0`)')
   }
   const releases = releasesIn(changelog)
-  // With no commit yet, the history holds nothing.
-  const log = tryGit('rev-parse', '--verify', '-q', 'HEAD') === undefined ? '' : git('log', '--first-parent', '--format=%h %cs', 'HEAD', '--', file)
+  // The commits that changed the document or the changelog, newest first; with no commit yet, none.
+  const log = tryGit('rev-parse', '--verify', '-q', 'HEAD') === undefined ? '' : git('log', '--first-parent', '--format=%h %cs', 'HEAD', '--', file, changelogFile)
   const commits = log.split('\n').filter(Boolean).map((line) => { const [hash, date] = line.split(' '); return { hash, date } })
 
-  const snapshots: Snapshot[] = []
-  const at = (i: number): Snapshot | undefined => {
+  const states: Array<{ document: Release, releases: string[] }> = []
+  /** The document and the changelog's releases at the i-th commit, newest first (read once, when asked). */
+  const at = (i: number): { document: Release, releases: string[] } | undefined => {
     if (i >= commits.length) return undefined
-    while (snapshots.length <= i) {
-      const commit = commits[snapshots.length]
+    while (states.length <= i) {
+      const commit = commits[states.length]
       const committed = git('show', `${commit.hash}:${file}`)
-      snapshots.push({ text: committed, version: versionOf(committed, `${file} in commit ${commit.hash}`), commit })
+      // A commit from before the changelog existed releases nothing.
+      const entries = tryGit('show', `${commit.hash}:${changelogFile}`) ?? ''
+      states.push({ document: { text: committed, version: versionOf(committed, `${file} in commit ${commit.hash}`), commit }, releases: releasesIn(entries) })
     }
-    return snapshots[i]
+    return states[i]
   }
-  /** The release's contract: the first commit of the newest run at its version; undefined when never committed. */
-  const releasedAs = (version: string): Snapshot | undefined => {
+  /**
+   * Where `version` was released: the first commit, from where its entry (as it stands at HEAD)
+   * appeared, whose document is at that version. Undefined when HEAD's changelog has no entry for
+   * it or no such commit follows (the release is being cut in the working tree).
+   */
+  const releasedAt = (version: string): Release | undefined => {
+    let appeared = -1
+    while (at(appeared + 1)?.releases.includes(version) === true) appeared++
+    for (let i = appeared; i >= 0; i--) if (at(i)!.document.version === version) return at(i)!.document
+    return undefined
+  }
+  /**
+   * An earlier release's contract: where it was released or, for an entry written after its
+   * version had moved on (1.0.0's here: the changelog began later), the first commit of the newest
+   * run at that version before the entry appeared.
+   */
+  const released = (version: string): Release => {
+    const own = releasedAt(version)
+    if (own !== undefined) return own
     let i = 0
-    while (at(i) !== undefined && at(i)!.version !== version) i++
-    if (at(i) === undefined) return undefined
-    while (at(i + 1)?.version === version) i++
-    return at(i)
+    while (at(i)?.releases.includes(version) === true) i++
+    while (at(i) !== undefined && at(i)!.document.version !== version) i++
+    if (at(i) === undefined) throw new HistoryError(`the changelog releases ${version}, but openapi.yaml never had that version on the main line of the history`)
+    while (at(i + 1)?.document.version === version) i++
+    return at(i)!.document
   }
 
   const below = releases.filter((version) => semver.lt(version, current.version)).sort(semver.rcompare)[0]
-  const previous = below === undefined ? undefined : releasedAs(below)
-  if (below !== undefined && previous === undefined) throw new HistoryError(`the changelog releases ${below}, but openapi.yaml never had that version on the main line of the history`)
-  const own = releases.includes(current.version) ? releasedAs(current.version) : undefined
-  return { current, releases, previous, baseline: own ?? previous }
+  const previous = below === undefined ? undefined : released(below)
+  // The release as cut (uncommitted, or its own commit's document) is judged against the release
+  // before it; a later change at the same version, against the release as cut.
+  const own = releases.includes(current.version) ? releasedAt(current.version) : undefined
+  return { current, releases, previous, baseline: own !== undefined && own.text !== current.text ? own : previous }
 }
 
 /** May `to` break clients of `from`? Only a new major version (below 1.0.0, a new minor) may. */

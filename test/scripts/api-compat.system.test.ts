@@ -177,7 +177,7 @@ t.test('an addition needs a new minor version, released; documentation alone cha
         return
       }
       t.equal(same.code, 1, 'under the released version, it fails')
-      t.match(same.lines.join('\n'), /adds to the released contract, 1.0.0 [^]*make info.version 1.1.0 \(a new minor version\)/)
+      t.match(same.lines.join('\n'), /adds to release 1.0.0 \(cut in commit \w+, [-\d]+\)[^]*make info.version 1.1.0 \(a new minor version\)/)
       write(edited('1.1.0', edit))
       const unreleased = await judge(path, binary)
       t.equal(unreleased.code, 1, 'a new version without its changelog entry fails')
@@ -225,7 +225,7 @@ t.test('the changelog says what was released: a release keeps its promises in la
   commit(edited('1.1.0', COMPATIBLE[0][1], breaking))
   const committed = await judge(path, binary)
   t.equal(committed.code, 1, 'a breaking change committed under the released version still fails (as CI sees it)')
-  t.match(committed.lines.join('\n'), /released contract, 1.1.0 as it first appeared \(commit [0-9a-f]+/)
+  t.match(committed.lines.join('\n'), /breaks clients of release 1.1.0 \(cut in commit [0-9a-f]+/)
 
   const bumped = repo(t, contract('1.0.0'), edited('2.0.0', breaking))
   const major = await judge(bumped.path, binary)
@@ -236,9 +236,38 @@ t.test('the changelog says what was released: a release keeps its promises in la
   drafted.release(edited('1.1.0', COMPATIBLE[1][1]))
   const additive = await judge(drafted.path, binary)
   t.equal(additive.code, 0, `a minor release after a draft passes: ${additive.lines.join('\n')}`)
-  t.match(additive.lines.join('\n'), /promises of the released contract, 1.0.0 /)
+  t.match(additive.lines.join('\n'), /promises of release 1.0.0 /)
   drafted.release(edited('1.1.0', COMPATIBLE[1][1], breaking))
   t.equal((await judge(drafted.path, binary)).code, 1, 'and a break of 1.0.0 still fails on the 1.x line, whatever the draft did')
+})
+
+t.test('a draft of the same number is no release, even one whose entry was committed and removed: the release as cut is judged against the one before, committed or not', async (t) => {
+  const breaking = BREAKING[0][1]
+  const { path, dir, write, release, commit } = repo(t, contract('1.0.0'))
+  const changelog = join(dir, 'docs/api-changelog.md')
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' })
+  // A 2.0.0 draft, committed with an entry, then taken back to 1.x with the entry removed.
+  const releasedOnly = readFileSync(changelog, 'utf8')
+  release(edited('2.0.0', COMPATIBLE[1][1]))
+  git('commit', '-qam', 'draft 2.0.0, with an entry')
+  const draft = git('rev-parse', '--short', 'HEAD').toString().trim()
+  writeFileSync(changelog, releasedOnly)
+  commit(edited('1.1.0', COMPATIBLE[1][1]))
+
+  release(edited('2.0.0', COMPATIBLE[1][1], breaking))
+  const cutting = await judge(path, binary)
+  t.equal(cutting.code, 0, `the new major passes before it is committed: ${cutting.lines.join('\n')}`)
+  t.match(cutting.lines.join('\n'), /may break clients of release 1\.1\.0 /)
+  t.notMatch(cutting.lines.join('\n'), draft, 'never naming the draft')
+  git('commit', '-qam', 'release 2.0.0')
+  t.same((await judge(path, binary)).lines.map((line) => line.replace(/commit \w+/, '')), cutting.lines.map((line) => line.replace(/commit \w+/, '')), 'and the same verdict committed')
+
+  // Once cut, 2.0.0 keeps its promises: later changes under its number are judged against it.
+  write(edited('2.0.0', COMPATIBLE[1][1], breaking, BREAKING[1][1]))
+  const later = await judge(path, binary)
+  t.equal(later.code, 1, 'a later break under the released 2.0.0 fails')
+  t.match(later.lines.join('\n'), /2\.0\.0 is released: undo these changes, or make info.version 3\.0\.0/)
+  t.notMatch(later.lines.join('\n'), draft, 'naming the release, not the draft')
 })
 
 t.test('a change reviewed and accepted in scripts/api/accepted-changes.txt is not held against the release', async (t) => {
@@ -289,7 +318,7 @@ t.test('npm run api:compat as a process: exit 1 and the list on standard error',
   write(edited('1.0.0', BREAKING[8][1]))
   const run = spawnSync(process.execPath, [...runTs.args, join(root, 'scripts/api/compat.ts'), path], { encoding: 'utf8', env: { ...process.env, ...runTs.env } })
   t.equal(run.status, 1, run.stderr)
-  t.match(run.stderr, /openapi.yaml \(1.0.0\) breaks clients of the released contract/)
+  t.match(run.stderr, /openapi.yaml \(1.0.0\) breaks clients of release 1.0.0/)
   t.match(run.stderr, /request-body-media-type-removed/)
   t.match(run.stderr, /make info.version 2.0.0/)
 })

@@ -1,9 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import t, { type Test } from 'tap'
-import { logExcerpt } from '../helpers/log-file.js'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { addChangelogEntry, copyOfProject, run, succeeds } from '../helpers/project-copy.js'
 
 // It runs npm's checks and the derived tests in a copy of the project: past tap's 120 s a file
 // on a slow machine (seen in CI), so it has five minutes.
@@ -13,10 +12,6 @@ t.setTimeout(5 * 60_000)
 // GET /plants/{id}, added to a copy of this project as docs/changing-the-api.md says, and nothing
 // else touched. The compiler names the missing handler; with it written, `npm run check` passes,
 // and so do the tests of what the service derives from the document, and the new one's test.
-
-const root = fileURLToPath(new URL('../../', import.meta.url))
-// Bounds on each step: a step that hangs fails the test with what it printed.
-const STEP_TIMEOUT_MS = 240_000
 
 const PATH_ITEM = `  /plants/{id}:
     description: |
@@ -123,35 +118,6 @@ t.test('a stored plant is read back; another id is a 404; a token is needed', as
 })
 `
 
-/** The project's environment for a child, without what tap tells its own children. */
-const childEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TAP|_TAPJS|NODE_OPTIONS|TS_NODE)/.test(name)))
-
-function run (cwd: string, command: string, ...args: string[]): { status: number | null, output: string } {
-  const result = spawnSync(command, args, { cwd, env: childEnv(), encoding: 'utf8', timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 })
-  return { status: result.status, output: `${result.stderr}${result.stdout}` }
-}
-
-/** Asserts a step exited 0; a failure's message ends with its output's last lines, and names the file with all of it. */
-function succeeds (t: Test, what: string, step: { status: number | null, output: string }): void {
-  t.equal(step.status, 0, step.status === 0 ? `${what} passes` : `${what} failed (${step.status}): ${logExcerpt(what, step.output)}`)
-}
-
-/** A git clone of this project with the working tree's files on top, as one more commit, and its node_modules linked. */
-function copyOfProject (dir: string): string {
-  const copy = join(dir, 'project')
-  execFileSync('git', ['clone', '-q', '--no-local', root, copy])
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean)
-  for (const file of files) {
-    mkdirSync(dirname(join(copy, file)), { recursive: true })
-    try { copyFileSync(join(root, file), join(copy, file)) } catch { /* deleted in the working tree */ }
-  }
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: copy, encoding: 'utf8' })
-  git('add', '-A')
-  if (git('status', '--porcelain') !== '') git('commit', '-q', '-m', 'the working tree')
-  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'))
-  return copy
-}
-
 t.test('adding GET /plants/{id}: the document, one handler, its registration and its test', async (t) => {
   const copy = copyOfProject(t.testdir())
   const file = (path: string) => join(copy, path)
@@ -184,9 +150,7 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
   succeeds(t, 'npm run api:changelog', entry)
   t.match(entry.output, new RegExp(`^## Plant Store ${version.replaceAll('.', '\\.')}: changes since`))
   t.match(entry.output, /GET \/plants\/\{id\}: endpoint added/)
-  const changelog = readFileSync(file('docs/api-changelog.md'), 'utf8')
-  const first = changelog.indexOf('\n## ') + 1
-  writeFileSync(file('docs/api-changelog.md'), changelog.slice(0, first) + entry.output + '\n' + changelog.slice(first))
+  addChangelogEntry(copy, entry.output)
 
   // 4. Nothing else: npm run check and the tests pass.
   const check = npm('run', 'check')
