@@ -98,7 +98,7 @@ export async function judge (documentPath: string, binary: string | undefined): 
       lines.push(`  make info.version ${nextMinor(baseline.version)} (a new minor version) and ${ENTRY}.`)
     }
     if (lines.length > 0) return { code: 1, lines: [...lines, 'List every change with `npm run api:changelog`.'] }
-    if (breaking.length > 0) return { code: 0, lines: [`openapi.yaml (${current.version}) may break clients of ${describe(baseline)}, as a new major version may: ${breaking.length} change(s), listed by \`npm run api:changelog\`.`] }
+    if (breaking.length > 0) return { code: 0, lines: [`openapi.yaml (${current.version}) may break clients of ${describe(baseline)}, as a new major version may: ${breaking.length} ${breaking.length === 1 ? 'change' : 'changes'}, listed by \`npm run api:changelog\`.`] }
     return { code: 0, lines: [`openapi.yaml (${current.version}) keeps the promises of ${describe(baseline)}.`] }
   } catch (err) {
     if (err instanceof HistoryError || err instanceof CheckerError) return { code: 2, lines: [`The contract gate cannot judge: ${err.message}`] }

@@ -60,8 +60,9 @@ function gateBeforeAndAfterCommit (t: Test, script: 'check' | 'api:compat'): { b
   git('add', '-A')
   git('commit', '-q', '-m', 'release')
   const after = npm('run', script)
-  const verdict = (step: Step) => /^openapi\.yaml[^\n]*$|^info\.version[^\n]*$/m.exec(step.output)?.[0]
+  const verdict = (step: Step) => /^openapi\.yaml \([^\n]*$|^info\.version[^\n]*$/m.exec(step.output)?.[0]
   t.equal(after.status, before.status, 'the same exit status, committed or not')
+  t.ok(verdict(before), 'the gate gave a verdict')
   t.equal(verdict(after)?.replace(/commit \w+/, 'commit'), verdict(before)?.replace(/commit \w+/, 'commit'), 'and the same verdict')
   return { before, after }
 }
