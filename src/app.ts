@@ -21,7 +21,7 @@ type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaContr
 export interface BuildOptions {
   /** Where logs go; standard output when not given. */
   logStream?: { write: (line: string) => void }
-  /** The accepted tokens, for a caller that replaces them while running; else config.apiTokens. */
+  /** The accepted tokens, for a caller that replaces them while running; else config.security.apiTokens. */
   tokens?: TokenSet
   /** OpenTelemetry, started by the process before the app (ops/tracing.ts); undefined: no traces. */
   tracing?: Tracing
@@ -30,20 +30,20 @@ export interface BuildOptions {
 }
 
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
-export async function buildApp (config: Config, { logStream, tokens = new TokenSet(config.apiTokens), tracing, loaded = loadDocument() }: BuildOptions = {}): Promise<FastifyInstance> {
-  const { trustProxy } = config
+export async function buildApp ({ http, store: storeConfig, security, ops }: Config, { logStream, tokens = new TokenSet(security.apiTokens), tracing, loaded = loadDocument() }: BuildOptions = {}): Promise<FastifyInstance> {
+  const { trustProxy } = http
   const validatorCompiler = createValidatorCompiler()
   // The service's own spans, and the trace ids in its log lines, load only with tracing.
   const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.js')
   const app = Fastify({
     // No line logs request headers (Fastify's req serializer has none; the access line names
     // its fields), so no token reaches the logs, without the cost of pino's redaction per line.
-    logger: { level: config.logLevel, ...(logStream && { stream: logStream }), ...(spans && { mixin: spans.traceIds }) },
-    logController: new AccessLog(config.logLevel),
+    logger: { level: ops.logLevel, ...(logStream && { stream: logStream }), ...(spans && { mixin: spans.traceIds }) },
+    logController: new AccessLog(ops.logLevel),
     genReqId: requestId,
     // Fastify takes a hop count too, but its types do not say so: the same rule, as a function.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
-    ...limitOptions(config),
+    ...limitOptions(http),
     schemaErrorFormatter: formatValidationErrors,
     // Our compilers from the start, the same ones in every plugin: Fastify then never loads its
     // defaults (a second Ajv with its formats, and fast-json-stringify's), about 10 ms of a start.
@@ -54,17 +54,17 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
   app.setNotFoundHandler(notFoundHandler)
 
   // prom-client is loaded only when metrics are on: it is a good part of a start-up otherwise.
-  const metrics = config.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics()
+  const metrics = ops.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics()
   if (tracing !== undefined) {
     tracing.logTo(app.log)
     if (metrics !== undefined) tracing.countLost(metrics.lostSpans)
     // First, so that the request's span starts before every other hook runs.
     await app.register(spans!.tracePlugin(tracing))
   }
-  const store = await openStore(config.databaseUrl, {
-    pgPoolSize: config.pgPoolSize,
-    timeoutMs: config.storeTimeout,
-    maxPending: config.maxPendingCreates,
+  const store = await openStore(storeConfig.databaseUrl, {
+    pgPoolSize: storeConfig.pgPoolSize,
+    timeoutMs: storeConfig.timeoutMs,
+    maxPending: storeConfig.maxPending,
     onConnectionError: (err) => app.log.warn({ err }, 'store connection failed; replacing it'),
     observer: metrics?.store,
     tracer: spans?.commitTracer
@@ -73,17 +73,17 @@ export async function buildApp (config: Config, { logStream, tokens = new TokenS
 
   try {
     // jose and the JWT checks load only when a provider is configured.
-    const jwt = config.jwt === undefined
+    const jwt = security.jwt === undefined
       ? undefined
-      : await (await import('./security/jwt.js')).createJwtVerifier(config.jwt, { log: app.log, observer: metrics?.keySet })
+      : await (await import('./security/jwt.js')).createJwtVerifier(security.jwt, { log: app.log, observer: metrics?.keySet })
     echoRequestId(app)
     setHeaders(app, API_HEADERS, { hsts: true })
-    metrics?.serve(app, config)
-    await connectionLimits(app, { config })
+    metrics?.serve(app, ops)
+    await connectionLimits(app, { config: http })
     await app.register(docs, { loaded })
     await app.register(health, { store })
     const traced = spans === undefined ? undefined : { guard: spans.guardTracer, validation: spans.traceValidation }
-    await app.register(api, { config, document: loaded.document, handlers: createHandlers({ store }), tokens, jwt, jwtObserver: metrics?.jwt, tracing: traced })
+    await app.register(api, { http, security, document: loaded.document, handlers: createHandlers({ store }), tokens, jwt, jwtObserver: metrics?.jwt, tracing: traced })
     await app.ready()
   } catch (err) {
     await app.close() // closes the store, too

@@ -1,4 +1,5 @@
 import { enableCompileCache } from 'node:module'
+import { join } from 'node:path'
 import type { KeptToken } from './security/generated-token.js'
 
 // Node keeps the code it compiles (ours and the dependencies') in a cache keyed by each file's
@@ -24,18 +25,19 @@ async function main (): Promise<void> {
 
   // No tokens configured: the one kept beside the database. It is printed once, straight to
   // the terminal, never into the logs.
+  const keptTokenFile = join(config.store.dataDir, 'api-token')
   let kept: KeptToken | undefined
-  if (config.apiTokens.length === 0) {
-    kept = keptToken(config.generatedTokenFile)
-    config = { ...config, apiTokens: [kept.token] }
+  if (config.security.apiTokens.length === 0) {
+    kept = keptToken(keptTokenFile)
+    config = { ...config, security: { ...config.security, apiTokens: [kept.token] } }
   }
 
   // Traces start before the app, and the store's driver, load: OpenTelemetry instruments pg as it
   // loads. Off, no OpenTelemetry module is loaded at all.
-  const tracing = config.tracing === undefined
+  const tracing = config.ops.tracing === undefined
     ? undefined
-    : await (await import('./ops/tracing.js')).startTracing(config.tracing, { postgres: parseStoreUrl(config.databaseUrl).kind === 'postgres' })
-  const tokens = new TokenSet(config.apiTokens)
+    : await (await import('./ops/tracing.js')).startTracing(config.ops.tracing, { postgres: parseStoreUrl(config.store.databaseUrl).kind === 'postgres' })
+  const tokens = new TokenSet(config.security.apiTokens)
   const logs = logDestination()
   // 'exit' comes with every process.exit below, and with a natural end; its handlers run synchronously.
   process.on('exit', logs.flushSync)
@@ -45,10 +47,10 @@ async function main (): Promise<void> {
     app.log.fatal({ err }, 'uncaught exception, exiting')
     process.exit(1)
   })
-  const address = await app.listen({ port: config.port, host: config.host })
+  const address = await app.listen({ port: config.http.port, host: config.http.host })
   const tokenLine = kept === undefined
     ? ''
-    : `No API_TOKENS set; accepting the ${kept.created ? 'new' : 'reused'} token kept in ${config.generatedTokenFile}:\n  ${kept.token}\n`
+    : `No API_TOKENS set; accepting the ${kept.created ? 'new' : 'reused'} token kept in ${keptTokenFile}:\n  ${kept.token}\n`
   const metricsLine = app.metricsUrl === undefined ? '' : `Metrics: ${app.metricsUrl}\n`
   process.stdout.write(`\nPlant Store is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n${metricsLine}\n`)
 
@@ -60,11 +62,11 @@ async function main (): Promise<void> {
     }
     closing = true
     app.log.info({ signal }, 'closing: draining in-flight requests')
-    const deadline = Date.now() + config.shutdownTimeout
+    const deadline = Date.now() + config.http.shutdownTimeout
     setTimeout(() => {
       app.log.error('drain deadline passed, exiting')
       process.exit(1)
-    }, config.shutdownTimeout).unref()
+    }, config.http.shutdownTimeout).unref()
     // Stops accepting, waits for in-flight requests, then closes the store (onClose); then the
     // spans still queued are flushed, for what is left of the bound: a collector that hangs loses
     // them, and never holds the exit.
@@ -89,7 +91,7 @@ async function main (): Promise<void> {
       return
     }
     try {
-      const { apiTokens } = loadConfig(process.env)
+      const { apiTokens } = loadConfig(process.env).security
       tokens.replace(apiTokens)
       app.log.info({ count: apiTokens.length }, 'SIGHUP: API tokens reloaded')
     } catch (err) {

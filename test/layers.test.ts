@@ -6,7 +6,10 @@ import ts from 'typescript'
 
 // The layout's one rule, read off the source's own imports: entry points → app → layers. The
 // layers that every request passes through never reach into operations or the commands, and
-// nothing imports the process (server.ts). A new file lands in a folder, and the rule holds for it.
+// nothing imports the process (server.ts). Configuration runs the same way: each layer declares
+// its own section with the loader (config/), which imports no layer; only the entry points and
+// app.ts import the whole configuration (config.ts). A new file lands in a folder, and the rule
+// holds for it.
 
 const srcDir = fileURLToPath(new URL('../src/', import.meta.url))
 
@@ -35,7 +38,7 @@ const files = sources()
 
 t.test('the root of src/ holds only the spine', async (t) => {
   t.same(files.filter((file) => folder(file) === '.').sort(), [...SPINE].sort())
-  t.same([...new Set(files.map(folder))].filter((f) => f !== '.').sort(), [...LAYERS, 'ops', 'cli'].sort(), 'one folder per concern')
+  t.same([...new Set(files.map(folder))].filter((f) => f !== '.').sort(), [...LAYERS, 'ops', 'cli', 'config'].sort(), 'one folder per concern')
 })
 
 t.test('imports run one way: entry points → app → layers', async (t) => {
@@ -46,6 +49,8 @@ t.test('imports run one way: entry points → app → layers', async (t) => {
       if (target === 'app.ts' && file !== 'server.ts') wrong.push(`${file} imports app.ts; only the process builds the service`)
       if (LAYERS.includes(folder(file)) && ['ops', 'cli'].includes(folder(target))) wrong.push(`${file} (a layer) imports ${target}`)
       if (folder(file) === 'ops' && folder(target) === 'cli') wrong.push(`${file} imports ${target}, a command`)
+      if (folder(file) === 'config' && folder(target) !== 'config') wrong.push(`${file} (the configuration's loader) imports ${target}`)
+      if (target === 'config.ts' && [...LAYERS, 'ops', 'config'].includes(folder(file))) wrong.push(`${file} imports the whole configuration; a layer reads its own section`)
     }
   }
   t.same(wrong, [], 'no import runs against the rule')

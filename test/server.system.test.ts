@@ -105,12 +105,17 @@ t.test('SIGTERM drains an in-flight request, then refuses new ones and exits 0',
   await t.rejects(fetch(`${url}/healthz`), 'new connections are refused')
 })
 
-t.test('a bad config stops the start with a clear message', async (t) => {
-  const server = start(t, { PORT: 'eighty', API_TOKENS: 'short' })
+t.test('a bad config stops the start with one clear message naming every problem, typos included', async (t) => {
+  const server = start(t, { PORT: 'eighty', API_TOKENS: 'tiny-secret', LOG_LEVEL: 'loud', DATABSE_URL: 'sqlite:/tmp/other.db' })
   t.equal(await server.exited, 1)
-  t.match(server.output().stderr, /Invalid configuration:\n {2}- PORT must be an integer/)
-  t.match(server.output().stderr, /token #1 is shorter than 16 characters/)
-  t.notMatch(server.output().stderr, /at .+\.ts:\d+/, 'no stack trace')
+  const { stderr } = server.output()
+  t.match(stderr, /^Invalid configuration:\n/)
+  t.match(stderr, /\n {2}- PORT must be an integer from 0 to 65535, got "eighty"\n/)
+  t.match(stderr, /\n {2}- LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n/)
+  t.match(stderr, /\n {2}- API_TOKENS: token #1 is shorter than 16 characters\n/)
+  t.match(stderr, /\n {2}- DATABSE_URL is set, but no such variable is read: did you mean DATABASE_URL\?\n/)
+  t.notMatch(stderr, /tiny-secret/, 'never a token')
+  t.notMatch(stderr, /at .+\.ts:\d+/, 'no stack trace')
 })
 
 t.test('SIGHUP re-reads API_TOKENS_FILE: tokens rotate without a restart', async (t) => {

@@ -7,13 +7,11 @@ import { openStore } from '../store/open.js'
 import { redactUrl } from '../store/url.js'
 
 try {
-  const { MIGRATE_DATABASE_URL: migrateUrl } = process.env
-  const config = loadConfig(migrateUrl === undefined ? process.env : { ...process.env, DATABASE_URL: migrateUrl })
-  const store = await openStore(config.databaseUrl, { pgPoolSize: 1 })
+  const { migrateDatabaseUrl } = loadConfig(process.env).store
+  const store = await openStore(migrateDatabaseUrl, { pgPoolSize: 1 })
   await store.close()
-  console.log(`${redactUrl(config.databaseUrl)} is migrated`)
+  console.log(`${redactUrl(migrateDatabaseUrl)} is migrated`)
 } catch (err) {
-  // MIGRATE_DATABASE_URL is checked by the same rules as DATABASE_URL.
   console.error(err instanceof ConfigError ? err.message : `migration failed: ${(err as Error).message}`)
   process.exitCode = 1
 }

@@ -3,7 +3,7 @@ import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
-import type { Config } from '../config.js'
+import type { HttpConfig } from './config.js'
 import { OverloadedError, ShuttingDownError } from '../errors.js'
 import { API_HEADERS } from '../security/headers.js'
 
@@ -39,7 +39,7 @@ function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
   socket.destroy()
 }
 
-export function limitOptions (config: Config): FastifyHttpOptions<Server> {
+export function limitOptions (config: HttpConfig): FastifyHttpOptions<Server> {
   return {
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeout,
@@ -57,7 +57,7 @@ export function limitOptions (config: Config): FastifyHttpOptions<Server> {
 }
 
 /** Caps connections and refuses new requests once closing. Called on the root instance, not registered, so its hook covers every route. */
-export async function connectionLimits (app: FastifyInstance, { config }: { config: Config }): Promise<void> {
+export async function connectionLimits (app: FastifyInstance, { config }: { config: HttpConfig }): Promise<void> {
   app.server.maxConnections = config.maxConnections
   let closing = false
   app.addHook('preClose', async () => { closing = true })
@@ -72,7 +72,7 @@ export async function connectionLimits (app: FastifyInstance, { config }: { conf
 }
 
 /** Sheds API load with 503 while the event loop lags. Called on the API scope: the probes stay answerable. */
-export async function overloadProtection (app: FastifyInstance, { config }: { config: Config }): Promise<void> {
+export async function overloadProtection (app: FastifyInstance, { config }: { config: HttpConfig }): Promise<void> {
   if (config.maxEventLoopDelay === 0) return
   // Start-up itself blocks the event loop; a sample taken then would shed the first requests.
   // So shedding is armed only once two samples have been taken after the app is ready.

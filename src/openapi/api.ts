@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { bearerGuard, type GuardTracer, type JwtGuardObserver } from '../security/auth.js'
-import type { Config } from '../config.js'
+import type { HttpConfig } from '../http/config.js'
 import { cors } from '../http/cors.js'
 import { overloadProtection } from '../http/limits.js'
 import type { Handlers } from './handler-types.js'
@@ -13,9 +13,11 @@ import { jsonBodyParser } from '../http/json-body.js'
 import { rateLimits } from '../security/rate-limit.js'
 import type { TokenSet } from '../security/tokens.js'
 import type { JwtVerifier } from '../security/jwt.js'
+import type { SecurityConfig } from '../security/config.js'
 
 export interface ApiOptions {
-  config: Config
+  http: HttpConfig
+  security: SecurityConfig
   document: OpenApiDocument
   handlers: Handlers
   tokens: TokenSet
@@ -37,16 +39,16 @@ export interface ApiTracing {
  * The API's own encapsulated scope: every operation in the document, behind its guards.
  * Nothing registered here reaches /docs or the health probes.
  */
-export async function api (app: FastifyInstance, { config, document, handlers, tokens, jwt, jwtObserver, tracing }: ApiOptions): Promise<void> {
+export async function api (app: FastifyInstance, { http, security, document, handlers, tokens, jwt, jwtObserver, tracing }: ApiOptions): Promise<void> {
   const routes = routesFromDocument(document)
   // First, so that every answer to an allowed origin carries CORS headers, 401s and 503s too.
-  await cors(app, { origins: config.corsOrigins, routes })
-  await overloadProtection(app, { config })
+  await cors(app, { origins: http.corsOrigins, routes })
+  await overloadProtection(app, { config: http })
   // JSON only: any other media type answers 415 instead of reaching validation.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
   app.addContentTypeParser('*', (request, _payload, done) => done(new UnsupportedMediaTypeError(request.headers['content-type'] ?? 'none')))
-  const bearer = await bearerGuard(app, tokens, { limits: await rateLimits(app, config), jwt, observer: jwtObserver, tracer: tracing?.guard })
+  const bearer = await bearerGuard(app, tokens, { limits: await rateLimits(app, security), jwt, observer: jwtObserver, tracer: tracing?.guard })
   tracing?.validation(app)
   registerRoutes(app, routes, handlers, document, { 'http:bearer': bearer })
   registerMethodAnswers(app, routes)

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import client from 'prom-client'
-import type { Config } from '../config.js'
+import type { OpsConfig } from './config.js'
 import type { JwtGuardObserver } from '../security/auth.js'
 import type { KeySetObserver } from '../security/jwks.js'
 import type { StoreObserver } from '../store/group-commit.js'
@@ -116,7 +116,7 @@ export class Metrics {
   }
 
   /** Counts every answered request on `app`, and serves /metrics on its own listener while `app` runs. */
-  serve (app: FastifyInstance, config: Pick<Config, 'metricsPort' | 'metricsHost'>): void {
+  serve (app: FastifyInstance, config: Pick<OpsConfig, 'metricsPort' | 'metricsHost'>): void {
     app.addHook('onResponse', (request, reply, done) => {
       this.#requests.observe({ method: request.method, route: request.routeOptions.url ?? UNMATCHED, status_code: reply.statusCode }, reply.elapsedTime / 1000)
       done()

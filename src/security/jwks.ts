@@ -1,6 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from 'jose'
 import type { FastifyBaseLogger } from 'fastify'
-import type { JwtConfig } from '../config.js'
+import type { JwtConfig } from './config.js'
 import { isHttpsOrLoopback } from '../http/host.js'
 import { withDeadline } from '../store/deadline.js'
 

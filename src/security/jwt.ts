@@ -1,6 +1,6 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose'
 import type { FastifyBaseLogger } from 'fastify'
-import type { JwtConfig } from '../config.js'
+import type { JwtConfig } from './config.js'
 import { keySet, KeysUnavailable, type KeySetObserver } from './jwks.js'
 import { TokenCache } from './token-cache.js'
 

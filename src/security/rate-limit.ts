@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Config } from '../config.js'
+import type { SecurityConfig } from './config.js'
 import { RateLimitedError } from '../errors.js'
 
 // Per-token rate limits (@fastify/rate-limit), counted by each instance in its own memory. The
@@ -21,7 +21,7 @@ export interface Limits {
 }
 
 /** Registers the limits in the caller's scope; undefined when RATE_LIMIT_PER_MINUTE is unset. */
-export async function rateLimits (app: FastifyInstance, { rateLimit: limit }: Pick<Config, 'rateLimit'>): Promise<Limits | undefined> {
+export async function rateLimits (app: FastifyInstance, { rateLimit: limit }: Pick<SecurityConfig, 'rateLimit'>): Promise<Limits | undefined> {
   if (limit === undefined) return undefined
   // Loaded only when limits are on.
   const { default: rateLimit } = await import('@fastify/rate-limit')

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -34,6 +34,12 @@ t.test('npm run migrate applies the migrations without starting the server', asy
   t.equal(split.status, 0, split.stderr)
   t.match(split.stdout, /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+ is migrated/)
   t.notOk(existsSync(elsewhere), 'DATABASE_URL\'s store is left alone')
+  // The owner's URL from a file, as a Kubernetes Secret mounts it.
+  const secret = join(t.testdir(), 'migrate-url')
+  writeFileSync(secret, `${await freshDatabaseUrl()}\n`, { mode: 0o600 })
+  const fromFile = migrate(`sqlite:${elsewhere}`, { MIGRATE_DATABASE_URL_FILE: secret })
+  t.equal(fromFile.status, 0, fromFile.stderr)
+  t.match(fromFile.stdout, /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+ is migrated/, 'MIGRATE_DATABASE_URL_FILE')
   const bad = migrate('postgres://nobody@127.0.0.1:1/none')
   t.equal(bad.status, 1)
   t.match(bad.stderr, /migration failed/)

@@ -8,7 +8,7 @@ t.test('creates a plant and answers it without its id', async (t) => {
   t.equal(res.statusCode, 200)
   t.same(res.json(), { name: 'Boston fern', tag: 'indoor' })
   t.notOk('id' in res.json(), 'no id in the answer')
-  t.same(await (await openStoreOf(t, config.databaseUrl)).get(1n), { id: 1n, name: 'Boston fern', tag: 'indoor' })
+  t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(1n), { id: 1n, name: 'Boston fern', tag: 'indoor' })
 })
 
 t.test('a plant without a tag stores no tag', async (t) => {
@@ -17,7 +17,7 @@ t.test('a plant without a tag stores no tag', async (t) => {
   const res = await post(app, { id: 2, name: 'Cactus' })
   t.equal(res.statusCode, 200)
   t.same(res.json(), { name: 'Cactus' })
-  t.same(await (await openStoreOf(t, config.databaseUrl)).get(2n), { id: 2n, name: 'Cactus' })
+  t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(2n), { id: 2n, name: 'Cactus' })
 })
 
 t.test('unknown properties are accepted and not stored', async (t) => {
@@ -26,7 +26,7 @@ t.test('unknown properties are accepted and not stored', async (t) => {
   const res = await post(app, { id: 3, name: 'Ivy', colour: 'green', nested: { a: 1 } })
   t.equal(res.statusCode, 200)
   t.same(res.json(), { name: 'Ivy' })
-  t.same(await (await openStoreOf(t, config.databaseUrl)).get(3n), { id: 3n, name: 'Ivy' })
+  t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(3n), { id: 3n, name: 'Ivy' })
 })
 
 t.test('an identical replay answers 200 and writes nothing twice; different content answers 409', async (t) => {
@@ -40,7 +40,7 @@ t.test('an identical replay answers 200 and writes nothing twice; different cont
   assertError(t, await post(app, { ...plant, name: 'Other' }), 409, /Plant 4 already exists/)
   assertError(t, await post(app, { id: 4, name: 'Monstera' }), 409, /different name or tag/)
   assertError(t, await post(app, { ...plant, tag: '' }), 409)
-  t.same(await (await openStoreOf(t, config.databaseUrl)).get(4n), { id: 4n, name: 'Monstera', tag: 'big' }, 'the first plant is kept')
+  t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(4n), { id: 4n, name: 'Monstera', tag: 'big' }, 'the first plant is kept')
 })
 
 t.test('plants persist across a restart on the same file', async (t) => {
@@ -52,5 +52,5 @@ t.test('plants persist across a restart on the same file', async (t) => {
   const second = await buildTestApp(t, config)
   assertError(t, await post(second, { id: 5, name: 'Not aloe' }), 409)
   t.equal((await post(second, { id: 5, name: 'Aloe' })).statusCode, 200, 'replay after restart')
-  t.same(await (await openStoreOf(t, config.databaseUrl)).get(5n), { id: 5n, name: 'Aloe' })
+  t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(5n), { id: 5n, name: 'Aloe' })
 })

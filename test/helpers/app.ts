@@ -26,9 +26,13 @@ export async function freshDatabase (t: Test, backend: 'sqlite' | 'postgres' = B
   return backend === 'postgres' ? await freshDatabaseUrl() : `sqlite:${join(t.testdir(), 'plants.db')}`
 }
 
+/** What a test sets past what the environment can say (a rate limit's window shorter than a minute), section by section. */
+export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> }
+
 /** A config for a fresh database of the suite's backend: `env` read as the service reads it, then `overrides`. */
-export async function testConfig (t: Test, overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<Config> {
-  return { ...loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), ...env }), ...overrides }
+export async function testConfig (t: Test, env: Record<string, string> = {}, overrides: ConfigOverrides = {}): Promise<Config> {
+  const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), ...env })
+  return { http: { ...config.http, ...overrides.http }, store: { ...config.store, ...overrides.store }, security: { ...config.security, ...overrides.security }, ops: { ...config.ops, ...overrides.ops } }
 }
 
 /** The app on a fresh database (or the given config), closed when the test ends. */

@@ -34,7 +34,7 @@ async function callFromPage (t: Parameters<typeof launchBrowser>[0], appOrigin: 
 if (browserAvailable('the CORS browser test')) {
   t.test('a listed origin calls POST /plants from the browser', async (t) => {
     const appOrigin = await webApp(t)
-    const api = await buildTestApp(t, await testConfig(t, { corsOrigins: [appOrigin] }))
+    const api = await buildTestApp(t, await testConfig(t, { CORS_ORIGINS: appOrigin }))
     const apiBase = await api.listen({ port: 0, host: '127.0.0.1' })
     t.not(new URL(apiBase).origin, appOrigin, 'two origins')
     const { result } = await callFromPage(t, appOrigin, apiBase, 1)
@@ -44,7 +44,7 @@ if (browserAvailable('the CORS browser test')) {
 
   t.test('an origin that is not listed fails in the browser with a CORS error', async (t) => {
     const appOrigin = await webApp(t)
-    const api = await buildTestApp(t, await testConfig(t, { corsOrigins: ['http://127.0.0.1:1'] }))
+    const api = await buildTestApp(t, await testConfig(t, { CORS_ORIGINS: 'http://127.0.0.1:1' }))
     const apiBase = await api.listen({ port: 0, host: '127.0.0.1' })
     const { result, consoleErrors } = await callFromPage(t, appOrigin, apiBase, 2)
     t.same(result, { error: 'TypeError: Failed to fetch' }, 'the page sees a network error')

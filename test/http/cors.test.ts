@@ -10,7 +10,7 @@ const OTHER = 'https://evil.example.com'
 const CORS_HEADERS = /^access-control-/
 
 async function serve (t: Parameters<typeof buildTestApp>[0], corsOrigins: string[]) {
-  const app = await buildTestApp(t, await testConfig(t, { corsOrigins }))
+  const app = await buildTestApp(t, await testConfig(t, { CORS_ORIGINS: corsOrigins.join(',') }))
   return await app.listen({ port: 0, host: '127.0.0.1' })
 }
 

@@ -12,7 +12,7 @@ t.test('validation failures name the offending field', async (t) => {
   assertError(t, await post(app, [{ id: 1, name: 'Fern' }]), 400, /body must be object/)
   assertError(t, await post(app, 'null'), 400, /body must be object/)
   assertError(t, await post(app, '"Fern"'), 400, /body must be object/)
-  t.equal(await (await openStoreOf(t, config.databaseUrl)).get(1n), undefined, 'nothing was stored')
+  t.equal(await (await openStoreOf(t, config.store.databaseUrl)).get(1n), undefined, 'nothing was stored')
 })
 
 t.test('bodies are not coerced', async (t) => {
@@ -20,7 +20,7 @@ t.test('bodies are not coerced', async (t) => {
   const app = await buildTestApp(t, config)
   assertError(t, await post(app, { id: 1, name: true }), 400, /body\/name must be string/)
   assertError(t, await post(app, { id: 1, name: 'Fern', tag: null }), 400, /body\/tag must be string/)
-  t.equal(await (await openStoreOf(t, config.databaseUrl)).get(1n), undefined)
+  t.equal(await (await openStoreOf(t, config.store.databaseUrl)).get(1n), undefined)
 })
 
 t.test('malformed and empty JSON', async (t) => {
@@ -44,7 +44,7 @@ t.test('duplicate keys and deep nesting are refused, whatever the depth of the d
   t.equal((await post(app, deep(31))).statusCode, 200, '32 levels is fine')
   assertError(t, await post(app, deep(32)), 400, /nests deeper than 32 levels/)
   assertError(t, await post(app, deep(500_000)), 400, /nests deeper than 32 levels/)
-  t.same(await (await openStoreOf(t, config.databaseUrl)).get(1n), { id: 1n, name: 'a:b " : {[' })
+  t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(1n), { id: 1n, name: 'a:b " : {[' })
 })
 
 t.test('a wrong or missing content type answers 415', async (t) => {
@@ -75,10 +75,10 @@ t.test('unknown routes answer 404', async (t) => {
 })
 
 t.test('an unexpected fault answers a generic 500 and logs the detail', async (t) => {
-  const config = await testConfig(t, { logLevel: 'error' })
+  const config = await testConfig(t, { LOG_LEVEL: 'error' })
   const { logStream, raw } = captureLog()
   const app = await buildTestApp(t, config, { logStream })
-  await dropPlantsTable(config.databaseUrl)
+  await dropPlantsTable(config.store.databaseUrl)
   const res = await post(app, { id: 1, name: 'Fern' })
   assertError(t, res, 500, /^Internal Server Error$/)
   t.notMatch(res.body, /plants|sqlite|table/i, 'no internals in the body')

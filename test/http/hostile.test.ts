@@ -117,9 +117,9 @@ const hostile = fc.tuple(valid(newPlant) as fc.Arbitrary<Record<string, Json>>, 
 })
 
 t.test('valid bodies are stored exactly as sent, with replays and conflicts as a model predicts', async (t) => {
-  const config = await testConfig(t, { bodyLimit: BODY_LIMIT })
+  const config = await testConfig(t, { BODY_LIMIT_BYTES: String(BODY_LIMIT) })
   const app = await buildTestApp(t, config)
-  const store = await openStoreOf(t, config.databaseUrl)
+  const store = await openStoreOf(t, config.store.databaseUrl)
   const model = new Map<bigint, { name: string, tag?: string }>()
   await fc.assert(fc.asyncProperty(valid(newPlant) as fc.Arbitrary<Record<string, Json>>, async (plant) => {
     const id = BigInt(plant.id as number | bigint)
@@ -140,7 +140,7 @@ t.test('valid bodies are stored exactly as sent, with replays and conflicts as a
 })
 
 t.test('invalid and hostile bodies get 400 or 413 in the Error shape, never a 5xx', async (t) => {
-  const config = await testConfig(t, { bodyLimit: BODY_LIMIT })
+  const config = await testConfig(t, { BODY_LIMIT_BYTES: String(BODY_LIMIT) })
   const app = await buildTestApp(t, config)
   const cases = fc.oneof(invalid(newPlant).map((text) => ({ text, statuses: [400] })), hostile)
   await fc.assert(fc.asyncProperty(cases, async ({ text, statuses }) => {

@@ -15,7 +15,7 @@ async function listening (t: any) {
     const text = await res.text()
     return { statusCode: res.status, json: () => JSON.parse(text) }
   }
-  return { post, store: (await openStoreOf(t, config.databaseUrl)) }
+  return { post, store: (await openStoreOf(t, config.store.databaseUrl)) }
 }
 
 t.test('2^53 and 2^53 + 1 are two different plants, each replayed and conflicted exactly', async (t) => {

@@ -1,13 +1,12 @@
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import type { Config } from '../../src/config.js'
 import { assertError, buildTestApp, post, testConfig, TOKEN } from '../helpers/app.js'
 
 // Each resource limit: its knob, its default (see config.test.ts), and what a client sees.
 
-async function listening (t: any, overrides: Partial<Config>) {
-  const app = await buildTestApp(t, await testConfig(t, overrides))
+async function listening (t: any, env: Record<string, string>) {
+  const app = await buildTestApp(t, await testConfig(t, env))
   const url = new URL(await app.listen({ port: 0, host: '127.0.0.1' }))
   return { app, port: Number(url.port) }
 }
@@ -30,13 +29,13 @@ function parse (raw: string): { status: number, body: any } {
 }
 
 t.test('body size: BODY_LIMIT_BYTES, 413', async (t) => {
-  const app = await buildTestApp(t, await testConfig(t, { bodyLimit: 2048 }))
+  const app = await buildTestApp(t, await testConfig(t, { BODY_LIMIT_BYTES: '2048' }))
   assertError(t, await post(app, { id: 1, name: 'x'.repeat(3000) }), 413, /too large/)
   t.equal((await post(app, { id: 1, name: 'x'.repeat(1500) })).statusCode, 200)
 })
 
 t.test('header and URL size: MAX_HEADER_BYTES, 431 in the Error shape', async (t) => {
-  const { port } = await listening(t, { maxHeaderBytes: 2048 })
+  const { port } = await listening(t, { MAX_HEADER_BYTES: '2048' })
   for (const request of [
     `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4000)}\r\n\r\n`,
     `GET /healthz?${'q'.repeat(4000)} HTTP/1.1\r\nHost: x\r\n\r\n`
@@ -51,7 +50,7 @@ t.test('header and URL size: MAX_HEADER_BYTES, 431 in the Error shape', async (t
 })
 
 t.test('slow clients: REQUEST_TIMEOUT_MS, 408 and the connection closed', async (t) => {
-  const { port } = await listening(t, { requestTimeout: 300 })
+  const { port } = await listening(t, { REQUEST_TIMEOUT_MS: '300' })
   const { socket, received, closed } = await open(port)
   const started = Date.now()
   socket.write('POST /plants HTTP/1.1\r\nHost: x\r\n') // slowloris: headers that never end
@@ -63,7 +62,7 @@ t.test('slow clients: REQUEST_TIMEOUT_MS, 408 and the connection closed', async 
 })
 
 t.test('idle keep-alive: KEEP_ALIVE_TIMEOUT_MS', async (t) => {
-  const { port } = await listening(t, { keepAliveTimeout: 200 })
+  const { port } = await listening(t, { KEEP_ALIVE_TIMEOUT_MS: '200' })
   const { socket, received, closed } = await open(port)
   socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
   const started = Date.now()
@@ -73,7 +72,7 @@ t.test('idle keep-alive: KEEP_ALIVE_TIMEOUT_MS', async (t) => {
 })
 
 t.test('connections: MAX_CONNECTIONS, further ones closed at once', async (t) => {
-  const { port } = await listening(t, { maxConnections: 2 })
+  const { port } = await listening(t, { MAX_CONNECTIONS: '2' })
   const held = [await open(port), await open(port)]
   const third = await open(port)
   await third.closed
@@ -85,7 +84,7 @@ t.test('connections: MAX_CONNECTIONS, further ones closed at once', async (t) =>
 })
 
 t.test('overload: MAX_EVENT_LOOP_DELAY_MS sheds API requests with 503, probes still answer', async (t) => {
-  const app = await buildTestApp(t, await testConfig(t, { maxEventLoopDelay: 50 }))
+  const app = await buildTestApp(t, await testConfig(t, { MAX_EVENT_LOOP_DELAY_MS: '50' }))
   t.equal((await post(app, { id: 1, name: 'Fern' })).statusCode, 200, 'no shedding right after start-up')
   await sleep(2100) // shedding is armed once the start-up lag is out of the samples (two of 1 s)
   // Keep the event loop lagging ~90 ms at every turn, as under overload.

@@ -1,5 +1,4 @@
 import t from 'tap'
-import type { Config } from '../../src/config.js'
 import { loadConfig } from '../../src/config.js'
 import { buildTestApp, captureLog, testConfig } from '../helpers/app.js'
 
@@ -8,9 +7,9 @@ import { buildTestApp, captureLog, testConfig } from '../helpers/app.js'
 
 const FORWARDED = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'plants.example.com', 'x-forwarded-for': '203.0.113.7' }
 
-async function behind (t: Parameters<typeof buildTestApp>[0], overrides: Partial<Config>) {
+async function behind (t: Parameters<typeof buildTestApp>[0], env: Record<string, string>) {
   const { logStream, lines } = captureLog()
-  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'info', ...overrides }), { logStream })
+  const app = await buildTestApp(t, await testConfig(t, { LOG_LEVEL: 'info', ...env }), { logStream })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const baseUrls = async (headers: Record<string, string>) => {
     const yaml = await (await fetch(`${base}/openapi.yaml`, { headers })).text()
@@ -30,9 +29,9 @@ t.test('TRUST_PROXY unset: forwarded headers change nothing', async (t) => {
 })
 
 t.test('TRUST_PROXY set: the proxy\'s X-Forwarded-Proto and -Host shape base_url, the client is logged', async (t) => {
-  for (const trustProxy of [true, 1, ['127.0.0.1'], ['127.0.0.0/8', '::1']]) {
+  for (const trustProxy of ['true', '1', '127.0.0.1', '127.0.0.0/8, ::1']) {
     t.test(JSON.stringify(trustProxy), async (t) => {
-      const { base, lines, baseUrls } = await behind(t, { trustProxy })
+      const { base, lines, baseUrls } = await behind(t, { TRUST_PROXY: trustProxy })
       const url = 'https://plants.example.com'
       t.same(await baseUrls(FORWARDED), { json: url, docs: url, yaml: url })
       t.same(await baseUrls({ ...FORWARDED, 'x-forwarded-host': 'plants.example.com:8443' }), { json: `${url}:8443`, docs: `${url}:8443`, yaml: `${url}:8443` }, 'with a port')
@@ -43,12 +42,12 @@ t.test('TRUST_PROXY set: the proxy\'s X-Forwarded-Proto and -Host shape base_url
 })
 
 t.test('a proxy that is not trusted is not believed', async (t) => {
-  const { base, baseUrls } = await behind(t, { trustProxy: ['10.0.0.1'] })
+  const { base, baseUrls } = await behind(t, { TRUST_PROXY: '10.0.0.1' })
   t.same(await baseUrls(FORWARDED), { json: base, docs: base, yaml: base })
 })
 
 t.test('a host that could break out of the URL is never advertised', async (t) => {
-  const { base, baseUrls } = await behind(t, { trustProxy: true })
+  const { base, baseUrls } = await behind(t, { TRUST_PROXY: 'true' })
   for (const host of ['evil.example/"><script>', 'a b', 'x@y', 'plants.example.com:99999999']) {
     const got = await baseUrls({ ...FORWARDED, 'x-forwarded-host': host })
     t.same(got, { json: `https://${base.slice('http://'.length)}`, docs: `https://${base.slice('http://'.length)}`, yaml: `https://${base.slice('http://'.length)}` }, `${host}: the address reached instead`)
@@ -58,11 +57,11 @@ t.test('a host that could break out of the URL is never advertised', async (t) =
 })
 
 t.test('TRUST_PROXY parsing', async (t) => {
-  t.equal(loadConfig({}).trustProxy, false)
-  t.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false)
-  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
-  t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
-  t.same(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,fd00::/8,loopback' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', 'fd00::/8', 'loopback'])
+  t.equal(loadConfig({}).http.trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: 'false' }).http.trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).http.trustProxy, true)
+  t.equal(loadConfig({ TRUST_PROXY: '2' }).http.trustProxy, 2)
+  t.same(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,fd00::/8,loopback' }).http.trustProxy, ['10.0.0.1', '192.168.0.0/16', 'fd00::/8', 'loopback'])
   t.throws(() => loadConfig({ TRUST_PROXY: '10.0.0.1,proxy.local' }), /TRUST_PROXY must be .*; "proxy.local" is none of those/)
   t.throws(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' }), /"10\.0\.0\.0\/33"/)
   t.throws(() => loadConfig({ TRUST_PROXY: 'yes' }), /TRUST_PROXY/)

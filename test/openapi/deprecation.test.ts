@@ -39,7 +39,7 @@ t.test('with x-deprecated-at and x-sunset: Deprecation and Sunset on every answe
     t.equal(res.statusCode, Number(status))
     t.match(res.headers, expected, `the ${status} carries Deprecation (x-deprecated-at's Unix seconds) and Sunset (x-sunset as an HTTP-date)`)
   }
-  await dropPlantsTable(config.databaseUrl)
+  await dropPlantsTable(config.store.databaseUrl)
   const failed = await post(app, { id: 2, name: 'Fern' })
   t.equal(failed.statusCode, 500)
   t.match(failed.headers, expected, 'and a 5xx')

@@ -70,7 +70,7 @@ if (browserAvailable('the /docs browser test')) {
 
   t.test('Authorize with a pasted identity-provider token works as with a static key', async (t) => {
     const provider = await startProvider(t)
-    const app = await buildTestApp(t, await testConfig(t, {}, { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE }))
+    const app = await buildTestApp(t, await testConfig(t, { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE }))
     const base = await app.listen({ port: 0, host: '127.0.0.1' })
     const page = await (await launchBrowser(t)).newPage()
     await page.goto(`${base}/docs/`)

@@ -1,5 +1,4 @@
 import t from 'tap'
-import type { Config } from '../../src/config.js'
 import { buildTestApp, captureLog, testConfig, TOKEN } from '../helpers/app.js'
 
 // What an operator reads: one JSON line per request, keyed by a request id that follows the
@@ -7,9 +6,9 @@ import { buildTestApp, captureLog, testConfig, TOKEN } from '../helpers/app.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-async function logged (t: Parameters<typeof buildTestApp>[0], overrides: Partial<Config> = {}) {
+async function logged (t: Parameters<typeof buildTestApp>[0], env: Record<string, string> = {}) {
   const { logStream, lines, raw } = captureLog()
-  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'info', ...overrides }), { logStream })
+  const app = await buildTestApp(t, await testConfig(t, { LOG_LEVEL: 'info', ...env }), { logStream })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const send = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${base}${path}`, init)
@@ -53,7 +52,7 @@ t.test('one access line per request, when its answer is sent, rejections include
 })
 
 t.test('above info, no access lines', async (t) => {
-  const { lines, send } = await logged(t, { logLevel: 'warn' })
+  const { lines, send } = await logged(t, { LOG_LEVEL: 'warn' })
   await send('/plants', post('{"id":1,"name":"Fern"}'))
   await send('/nowhere')
   t.same(lines, [])
@@ -95,7 +94,7 @@ t.test('request ids: a sane one is used, none or a hostile one gets a fresh UUID
 })
 
 t.test('a request id on an answer made before any handler ran: a body too large', async (t) => {
-  const { lines, send } = await logged(t, { bodyLimit: 1024 })
+  const { lines, send } = await logged(t, { BODY_LIMIT_BYTES: '1024' })
   const big = await send('/plants', post(JSON.stringify({ id: 1, name: 'x'.repeat(2000) }), { 'x-request-id': 'too-big' }))
   t.equal(big.status, 413)
   t.equal(big.headers.get('x-request-id'), 'too-big')

@@ -18,7 +18,7 @@ function samples (text: string): Map<string, number> {
 
 t.test('a scrape after a known mix of 200, 401, 404 and 409 answers', async (t) => {
   const metricsPort = await freePort()
-  const app = await buildTestApp(t, await testConfig(t, { metricsPort, metricsHost: '127.0.0.1' }))
+  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' }))
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   t.equal(app.metricsUrl, `http://127.0.0.1:${metricsPort}/metrics`)
 
@@ -75,7 +75,7 @@ t.test('a scrape after a known mix of 200, 401, 404 and 409 answers', async (t) 
 
 t.test('METRICS_HOST sets the address the listener binds', async (t) => {
   const metricsPort = await freePort()
-  const app = await buildTestApp(t, await testConfig(t, { metricsPort, metricsHost: '127.0.0.2' }))
+  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.2' }))
   t.equal(app.metricsUrl, `http://127.0.0.2:${metricsPort}/metrics`)
   t.equal((await fetch(`http://127.0.0.2:${metricsPort}/metrics`)).status, 200)
   await t.rejects(fetch(`http://127.0.0.1:${metricsPort}/metrics`), 'nothing on another address')

@@ -47,7 +47,7 @@ for (const route of guarded) {
 
 t.test('several tokens are each accepted', async (t) => {
   const other = 'second-token-abcdefghijklmnop'
-  const app = await buildTestApp(t, await testConfig(t, { apiTokens: [TOKEN, other] }))
+  const app = await buildTestApp(t, await testConfig(t, { API_TOKENS: `${TOKEN},${other}` }))
   for (const token of [TOKEN, other]) {
     const res = await app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: { id: 1, name: 'Fern' } })
     t.equal(res.statusCode, 200)
@@ -64,7 +64,7 @@ t.test('docs, the document and the probes are public', async (t) => {
 
 t.test('tokens never reach the logs', async (t) => {
   const { logStream, lines, raw } = captureLog()
-  const app = await buildTestApp(t, await testConfig(t, { logLevel: 'trace' }), { logStream })
+  const app = await buildTestApp(t, await testConfig(t, { LOG_LEVEL: 'trace' }), { logStream })
   const wrong = 'a-wrong-token-that-must-not-be-logged'
   for (const authorization of [`Bearer ${TOKEN}`, `Bearer ${wrong}`, `Basic ${wrong}`]) {
     await app.inject({ method: 'POST', url: '/plants', headers: { authorization, 'content-type': 'application/json' }, payload: { id: 1, name: 'Fern' } })

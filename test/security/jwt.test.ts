@@ -18,7 +18,7 @@ const COOLDOWN_MS = 300
 
 /** The service trusting `provider`, with short bounds so the test runs fast. */
 async function jwtApp (t: Test, provider: Provider, env: Record<string, string> = {}, logStream?: { write: (line: string) => void }): Promise<FastifyInstance> {
-  const config = await testConfig(t, {}, {
+  const config = await testConfig(t, {
     LOG_LEVEL: logStream === undefined ? 'silent' : 'info',
     JWT_ISSUER: provider.issuer,
     JWT_AUDIENCE: AUDIENCE,
@@ -212,23 +212,23 @@ t.test('a provider down at boot: the service starts, JWTs answer 503, then pass 
 t.test('boot is refused for a discovery issuer mismatch, a JWKS URL in the clear, or a symmetric algorithm', async (t) => {
   const provider = await startProvider(t)
   provider.discoveredIssuer = 'https://impostor.example/realms/plants'
-  const config = await testConfig(t, {}, { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE })
+  const config = await testConfig(t, { JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE })
   await t.rejects(buildApp(config), /names the issuer "https:\/\/impostor.example\/realms\/plants", not JWT_ISSUER's/)
   provider.discoveredIssuer = provider.issuer
   provider.discoveredJwksUri = 'http://keys.example/certs'
-  await t.rejects(buildApp({ ...config, databaseUrl: await freshDatabase(t) }), /names no https:\/\/ jwks_uri \(got "http:\/\/keys.example\/certs"\)/, 'nor a key set in the clear')
+  await t.rejects(buildApp({ ...config, store: { ...config.store, databaseUrl: await freshDatabase(t) } }), /names no https:\/\/ jwks_uri \(got "http:\/\/keys.example\/certs"\)/, 'nor a key set in the clear')
 
   const base = { JWT_ISSUER: 'https://id.example/realms/plants', JWT_AUDIENCE: AUDIENCE }
   t.throws(() => loadConfig({ ...base, JWT_JWKS_URL: 'http://id.example/certs' }), /JWT_JWKS_URL must be an https:\/\/ URL \(http:\/\/ only on loopback\)/)
   t.throws(() => loadConfig({ ...base, JWT_ISSUER: 'http://id.example/realms/plants' }), /JWT_ISSUER must be an https:\/\/ URL/)
-  t.ok(loadConfig({ ...base, JWT_JWKS_URL: 'http://[::1]:8080/certs' }).jwt, 'http on loopback is allowed')
+  t.ok(loadConfig({ ...base, JWT_JWKS_URL: 'http://[::1]:8080/certs' }).security.jwt, 'http on loopback is allowed')
   for (const algorithms of ['RS256,HS256', 'none', 'HS512']) {
     t.throws(() => loadConfig({ ...base, JWT_ALGORITHMS: algorithms }), /JWT_ALGORITHMS may list only asymmetric algorithms/, algorithms)
   }
   t.throws(() => loadConfig({ JWT_ISSUER: base.JWT_ISSUER }), /JWT_AUDIENCE must name the audience/)
   t.throws(() => loadConfig({ JWT_AUDIENCE: AUDIENCE }), /JWT_AUDIENCE is set, but JWT_ISSUER is not/)
   const defaults = { jwksUrl: undefined, algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'], typ: 'at+jwt', clockToleranceS: 30, maxAgeS: 86_400, timeoutMs: 3000, cooldownMs: 30_000, maxAgeMs: 600_000, scopeClaim: undefined, maxTokenBytes: 8192 }
-  t.same(loadConfig(base).jwt, { issuer: base.JWT_ISSUER, audience: [AUDIENCE], ...defaults }, 'the defaults')
+  t.same(loadConfig(base).security.jwt, { issuer: base.JWT_ISSUER, audience: [AUDIENCE], ...defaults }, 'the defaults')
 })
 
 t.test('a token over JWT_MAX_TOKEN_BYTES is refused unread', async (t) => {

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import type { Config } from '../../src/config.js'
-import { assertError, buildTestApp, captureLog, TOKEN, testConfig } from '../helpers/app.js'
+import { assertError, buildTestApp, captureLog, TOKEN, testConfig, type ConfigOverrides } from '../helpers/app.js'
 
 // RATE_LIMIT_PER_MINUTE, over real HTTP: each token has its own count; requests with a bad token
 // are counted apart, per client address, so they never spend a good token's quota.
@@ -9,9 +8,9 @@ import { assertError, buildTestApp, captureLog, TOKEN, testConfig } from '../hel
 const OTHER_TOKEN = 'other-token-0123456789abcdef'
 const BAD_TOKEN = 'not-a-token-of-ours-0123456789'
 
-async function limited (t: Test, overrides: Partial<Config> = {}) {
+async function limited (t: Test, env: Record<string, string> = {}, overrides: ConfigOverrides = {}) {
   const log = captureLog()
-  const config = await testConfig(t, { apiTokens: [TOKEN, OTHER_TOKEN], rateLimit: { max: 3, windowMs: 60_000 }, logLevel: 'trace', ...overrides })
+  const config = await testConfig(t, { API_TOKENS: `${TOKEN},${OTHER_TOKEN}`, RATE_LIMIT_PER_MINUTE: '3', LOG_LEVEL: 'trace', ...env }, overrides)
   const app = await buildTestApp(t, config, { logStream: log.logStream })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   let id = 0
@@ -38,7 +37,7 @@ t.test('the exact count is allowed, then 429 in the Error shape with Retry-After
 })
 
 t.test('the count starts again after the window', async (t) => {
-  const { post } = await limited(t, { rateLimit: { max: 2, windowMs: 1000 } })
+  const { post } = await limited(t, {}, { security: { rateLimit: { max: 2, windowMs: 1000 } } })
   t.equal((await post(TOKEN)).status, 200)
   t.equal((await post(TOKEN)).status, 200)
   const refused = await post(TOKEN)
@@ -65,7 +64,7 @@ t.test('bad tokens never spend a good token\'s quota; they are limited per clien
 })
 
 t.test('behind a trusted proxy, bad tokens are counted per forwarded client', async (t) => {
-  const { post } = await limited(t, { trustProxy: true })
+  const { post } = await limited(t, { TRUST_PROXY: 'true' })
   const from = (address: string) => ({ 'x-forwarded-for': address })
   for (let i = 0; i < 3; i++) t.equal((await post(BAD_TOKEN, from('203.0.113.7'))).status, 401)
   t.equal((await post(BAD_TOKEN, from('203.0.113.7'))).status, 429, 'one client is spent')
@@ -83,6 +82,6 @@ t.test('no token reaches the logs, not even as a rate-limit key', async (t) => {
 })
 
 t.test('RATE_LIMIT_PER_MINUTE unset: no limit and no RateLimit headers', async (t) => {
-  const { post } = await limited(t, { rateLimit: undefined })
+  const { post } = await limited(t, {}, { security: { rateLimit: undefined } })
   for (let i = 0; i < 10; i++) t.match(await post(TOKEN), { status: 200, limit: null, remaining: null, reset: null })
 })

@@ -30,7 +30,7 @@ async function rawAnswer (port: number, bytes: string): Promise<string> {
 
 t.test('API answers of every status carry the security headers', async (t) => {
   const databaseUrl = await freshDatabase(t, 'sqlite')
-  const config = await testConfig(t, { databaseUrl, apiTokens: [TOKEN, OTHER_TOKEN], bodyLimit: 1024, rateLimit: { max: 20, windowMs: 60_000 } })
+  const config = await testConfig(t, { DATABASE_URL: databaseUrl, API_TOKENS: `${TOKEN},${OTHER_TOKEN}`, BODY_LIMIT_BYTES: '1024', RATE_LIMIT_PER_MINUTE: '20' })
   const app = await buildTestApp(t, config)
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const post = async (body: string, { token = TOKEN, type = 'application/json' } = {}) =>
@@ -47,7 +47,7 @@ t.test('API answers of every status carry the security headers', async (t) => {
     415: await post('id=3', { type: 'text/plain' })
   }
   // A token past its limit.
-  for (let i = 0; i <= config.rateLimit!.max; i++) answers[429] = await post(`{"id":${100 + i},"name":"Fern"}`, { token: OTHER_TOKEN })
+  for (let i = 0; i <= config.security.rateLimit!.max; i++) answers[429] = await post(`{"id":${100 + i},"name":"Fern"}`, { token: OTHER_TOKEN })
   // A store that cannot take the write: another connection holds SQLite's write lock.
   const other = new Database(databaseUrl.slice('sqlite:'.length))
   other.exec('BEGIN IMMEDIATE')
@@ -70,7 +70,7 @@ t.test('API answers of every status carry the security headers', async (t) => {
 
 t.test('Strict-Transport-Security only over HTTPS, as Fastify sees it (TRUST_PROXY)', async (t) => {
   const https = { 'x-forwarded-proto': 'https' }
-  const trusting = await buildTestApp(t, await testConfig(t, { trustProxy: true }))
+  const trusting = await buildTestApp(t, await testConfig(t, { TRUST_PROXY: 'true' }))
   const hsts = async (app: typeof trusting, headers: Record<string, string>) =>
     (await app.inject({ method: 'POST', url: '/plants', headers })).headers['strict-transport-security']
   t.equal(await hsts(trusting, https), 'max-age=31536000', 'HTTPS at a trusted proxy: HSTS')

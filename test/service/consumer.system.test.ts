@@ -34,7 +34,7 @@ function packagesOf (code: string): string[] {
 t.test('a client generates exact types from the served document and calls the API with openapi-fetch', async (t) => {
   // The type-check below is synchronous and holds this process's event loop for seconds under a
   // loaded CI machine: the in-process service must not read that as overload and shed.
-  const config = await testConfig(t, { maxEventLoopDelay: 0 })
+  const config = await testConfig(t, { MAX_EVENT_LOOP_DELAY_MS: '0' })
   const app = await buildTestApp(t, config)
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   // Beside the database, which a second t.testdir() would remove.
@@ -71,7 +71,7 @@ t.test('a client generates exact types from the served document and calls the AP
   t.equal(await tsx('client.ts', TOKEN), 'stored Boston fern indoor\n')
   t.equal(await tsx('client.ts', TOKEN), 'stored Boston fern indoor\n', 'the same plant again is a safe retry')
   t.equal(await tsx('client.ts', 'not-the-token-0123456789'), '401 Invalid bearer token\n', 'errors arrive typed as the contract\'s Error')
-  const store = await openStoreOf(t, config.databaseUrl)
+  const store = await openStoreOf(t, config.store.databaseUrl)
   t.same(await store.get(9007199254740993n), { id: 9007199254740993n, name: 'Boston fern', tag: 'indoor' }, 'id 9007199254740993 is stored exactly')
   t.equal(await store.get(9007199254740992n), undefined, 'and not as its rounded neighbour')
 })

@@ -69,7 +69,7 @@ t.test('failover under load: nothing acknowledged lost, only 200 or 503, back wi
   t.pass('a primary with a synchronous standby')
 
   const proxy = await startProxy(t, Number(primaryPort))
-  const app = await buildTestApp(t, await testConfig(t, { databaseUrl: withDatabase(primary.url, 'plants_ha', proxy.port), storeTimeout: STORE_TIMEOUT_MS, pgPoolSize: 8 }))
+  const app = await buildTestApp(t, await testConfig(t, { DATABASE_URL: withDatabase(primary.url, 'plants_ha', proxy.port), STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS), PG_POOL_SIZE: '8' }))
 
   const answers: Array<{ id: number, status: number, at: number }> = []
   const run = { stopped: false }

@@ -37,7 +37,7 @@ for (const through of ['directly', 'through PgBouncer (pool_mode = transaction)'
       'CREATE TRIGGER record_setting AFTER INSERT ON plants FOR EACH ROW EXECUTE FUNCTION record_setting()')
     t.same(await sql(direct.href, 'SHOW synchronous_commit'), [{ synchronous_commit: 'off' }], 'a session\'s default is off')
 
-    const app = await buildTestApp(t, await testConfig(t, { databaseUrl: url, pgPoolSize: 4 }))
+    const app = await buildTestApp(t, await testConfig(t, { DATABASE_URL: url, PG_POOL_SIZE: '4' }))
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => post(app, { id: i + 1, name: `plant ${i + 1}` })))
     t.same([...new Set(answers.map((res) => res.statusCode))], [200], '200 creates, all answered 200')
     t.equal((await app.inject({ method: 'POST', url: '/plants', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '{"id":1,"name":"other"}' })).statusCode, 409)

@@ -12,11 +12,11 @@ import { assertError, buildTestApp, openStoreOf, post, testConfig } from '../hel
 // lock is gone. (A dropped PostgreSQL connection is test/ops/readiness.test.ts.)
 t.test('SQLite locked by another writer', async (t) => {
   const config = await testConfig(t)
-  if (!config.databaseUrl.startsWith('sqlite:')) return
+  if (!config.store.databaseUrl.startsWith('sqlite:')) return
   const app = await buildTestApp(t, config)
   t.equal((await post(app, { id: 1, name: 'Before' })).statusCode, 200)
 
-  const other = new Database(config.databaseUrl.slice('sqlite:'.length))
+  const other = new Database(config.store.databaseUrl.slice('sqlite:'.length))
   t.teardown(() => { if (other.open) other.close() })
   other.exec('BEGIN IMMEDIATE') // holds the write lock past our busy timeout (250 ms)
   const blocked = await post(app, { id: 2, name: 'During' })
@@ -24,7 +24,7 @@ t.test('SQLite locked by another writer', async (t) => {
   other.exec('ROLLBACK')
   other.close()
 
-  const store = await openStoreOf(t, config.databaseUrl)
+  const store = await openStoreOf(t, config.store.databaseUrl)
   t.equal(await store.get(2n), undefined, 'nothing was written')
   const retry = await post(app, { id: 2, name: 'During' })
   t.equal(retry.statusCode, 200, 'the retry succeeds once the lock is gone', { body: retry.body })
@@ -65,7 +65,7 @@ t.test('SQLite on a full disk', async (t) => {
     spawnSync('umount', ['-l', dir])
     rmSync(dir, { recursive: true, force: true })
   })
-  const config = await testConfig(t, { databaseUrl: `sqlite:${join(dir, 'plants.db')}` })
+  const config = await testConfig(t, { DATABASE_URL: `sqlite:${join(dir, 'plants.db')}` })
   const app = await buildTestApp(t, config)
   t.equal((await post(app, { id: 1, name: 'Before' })).statusCode, 200)
 
@@ -77,7 +77,7 @@ t.test('SQLite on a full disk', async (t) => {
   assertError(t, full, 503, /^The store is unavailable, try again later$/)
 
   rmSync(filler)
-  const store = await openStoreOf(t, config.databaseUrl)
+  const store = await openStoreOf(t, config.store.databaseUrl)
   t.equal(await store.get(2n), undefined, 'nothing was written')
   t.equal((await post(app, { id: 2, name: 'x'.repeat(64 * 1024) })).statusCode, 200, 'the retry succeeds once there is room')
   t.same(await store.get(1n), { id: 1n, name: 'Before' })

@@ -21,7 +21,7 @@ t.test('sslmode=verify-full: encrypted with the right CA, refused with another, 
     return url.href
   }
 
-  const app = await buildTestApp(t, await testConfig(t, { databaseUrl: tls(ours.ca) }))
+  const app = await buildTestApp(t, await testConfig(t, { DATABASE_URL: tls(ours.ca) }))
   t.equal((await post(app, { id: 1, name: 'Fern' })).statusCode, 200, 'the service starts and stores over TLS')
   const client = new pg.Client({ connectionString: server.url })
   await client.connect()
@@ -30,6 +30,6 @@ t.test('sslmode=verify-full: encrypted with the right CA, refused with another, 
     "SELECT ssl, version FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
   t.ok(rows.length > 0 && rows.every((row) => row.ssl), `every connection of the service is encrypted (${rows.map((row) => row.version).join(', ')})`)
 
-  await t.rejects(buildTestApp(t, await testConfig(t, { databaseUrl: tls(other.ca) })), /self[- ]signed certificate|unable to verify|certificate/i, 'a certificate from another CA stops the start')
-  await t.rejects(buildTestApp(t, await testConfig(t, { databaseUrl: tls(ours.ca, 'localhost') })), /does not match|altnames|Hostname\/IP/i, 'and so does a name the certificate does not hold')
+  await t.rejects(buildTestApp(t, await testConfig(t, { DATABASE_URL: tls(other.ca) })), /self[- ]signed certificate|unable to verify|certificate/i, 'a certificate from another CA stops the start')
+  await t.rejects(buildTestApp(t, await testConfig(t, { DATABASE_URL: tls(ours.ca, 'localhost') })), /does not match|altnames|Hostname\/IP/i, 'and so does a name the certificate does not hold')
 })

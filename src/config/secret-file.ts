@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs'
 
-// One rule for every file that holds secrets (the kept token, API_TOKENS_FILE): a file that other
+// One rule for every file that holds secrets (the kept token, every <NAME>_FILE): a file that other
 // users can read is refused, never used, at start and on every re-read. The mode is read from the
 // very file that is then read (an open descriptor), so no swap in between goes unseen.
 

@@ -1,0 +1,14 @@
+// npm run config: prints the configuration the service would run with in this environment, each
+// value with its source (default, environment, file), secrets redacted. Exit 1, with every
+// problem named, where the service would refuse to start.
+import { SECTIONS } from '../config.js'
+import { ConfigError } from '../config/load.js'
+import { effectiveConfig } from '../config/effective.js'
+
+try {
+  console.log(effectiveConfig(SECTIONS, process.env).join('\n'))
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  console.error(err.message)
+  process.exitCode = 1
+}

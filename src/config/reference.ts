@@ -1,0 +1,43 @@
+import { fileOf, type Sections } from './load.js'
+
+// docs/configuration.md, written from the sections themselves (npm run config:docs), so that the
+// reference and what the service reads cannot drift apart.
+
+const INTRO = `# Configuration
+
+<!-- Written by \`npm run config:docs\` from each layer's section (src/*/config.ts): change those, then run it. -->
+
+Everything comes from the environment and is checked at start: a start with bad values stops
+(exit 1) with one message that names every problem, and a variable that looks like a typo of one
+below (\`DATABSE_URL\`, \`STORE_TIMEOUT\`) is one of them. A secret may also be read from a file
+(the Docker and Kubernetes convention): \`<NAME>_FILE\` names the file, whose text, less a trailing
+newline, is the value; setting both is an error, and a file that other users may read is
+refused. \`npm run config\` prints the configuration in force, each value with its source
+(default, environment or file), secrets redacted.
+`
+
+/** What a variable's schema bounds it to, in words. */
+function bounds (schema: Record<string, any>): string {
+  if (schema.type === 'integer') return ` An integer from ${schema.minimum} to ${schema.maximum}.`
+  if (schema.enum !== undefined) return ` One of ${schema.enum.map((value: string) => `\`${value}\``).join(', ')}.`
+  return ''
+}
+
+const cell = (text: string): string => text.replaceAll('|', '\\|')
+
+export function configReference (sections: Sections): string {
+  const parts = [INTRO]
+  for (const { title, notes, variables, secrets = [] } of Object.values(sections)) {
+    parts.push(`## ${title}\n`, '| Variable | Default | Meaning |', '| --- | --- | --- |')
+    for (const [name, schema] of Object.entries<Record<string, any>>(variables)) {
+      const variable = secrets.includes(name) ? `\`${name}\` or \`${fileOf(name)}\` (secret)` : `\`${name}\``
+      // A description may open with what unset means ("Unset: no metrics. …"): that is its default.
+      const [, unset, description] = /^(?:Unset: (.+?)\. )?(.*)$/s.exec(schema.description)!
+      const fallback = schema.default !== undefined ? `\`${schema.default}\`` : unset !== undefined ? `*(unset: ${unset})*` : '*(unset)*'
+      parts.push(`| ${variable} | ${fallback} | ${cell(description + bounds(schema))} |`)
+    }
+    if (notes !== undefined) parts.push('', notes)
+    parts.push('')
+  }
+  return parts.join('\n')
+}
