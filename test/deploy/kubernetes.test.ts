@@ -1,0 +1,136 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import jsonPatch from 'fast-json-patch'
+import t from 'tap'
+import { parseAllDocuments } from 'yaml'
+import { SECTIONS } from '../../src/config.js'
+import { fileOf } from '../../src/config/load.js'
+
+// deploy/kubernetes, checked offline as an API server would take it: each kustomization built
+// (its resources, JSON patches and labels; a field this build does not know fails the test), each
+// object validated against the Kubernetes schemas (kubernetes-models), every pod held to the
+// restricted Pod Security profile and to what the image needs, every variable one the service reads.
+
+const root = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url))
+type K8sObject = { apiVersion: string, kind: string, metadata: { name: string, labels?: Record<string, string> }, spec?: any }
+
+// As kubectl reads YAML (1.1): 0440 is octal.
+const parse = (file: string): any[] => parseAllDocuments(readFileSync(file, 'utf8'), { version: '1.1' }).map((document) => document.toJS())
+
+const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'patches', 'labels'])
+
+/** The objects `kustomize build DIR` makes, for the fields these kustomizations use. */
+function build (dir: string): K8sObject[] {
+  const [kustomization] = parse(join(dir, 'kustomization.yaml'))
+  const unknown = Object.keys(kustomization).filter((key) => !KNOWN.has(key))
+  if (unknown.length > 0) throw new Error(`${relative(root, dir)}/kustomization.yaml uses ${unknown.join(', ')}, which this test does not build`)
+  let objects: K8sObject[] = kustomization.resources.flatMap((resource: string) => {
+    const path = join(dir, resource)
+    return statSync(path).isDirectory() ? build(path) : parse(path)
+  })
+  for (const { path, target } of kustomization.patches ?? []) {
+    const [operations] = parse(join(dir, path))
+    const matched = objects.filter((object) => object.kind === target.kind && object.metadata.name === target.name)
+    if (matched.length !== 1) throw new Error(`${relative(root, dir)}: the patch ${path} matches ${matched.length} objects`)
+    objects = objects.map((object) => matched.includes(object) ? jsonPatch.applyPatch(structuredClone(object), operations, true).newDocument : object)
+  }
+  for (const { pairs } of kustomization.labels ?? []) {
+    objects = objects.map((object) => ({ ...object, metadata: { ...object.metadata, labels: { ...object.metadata.labels, ...pairs } } }))
+  }
+  return objects
+}
+
+/** Every folder under deploy/kubernetes with a kustomization. */
+const kustomizations = (dir = root): string[] => [
+  ...(existsSync(join(dir, 'kustomization.yaml')) ? [dir] : []),
+  ...readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).flatMap((entry) => kustomizations(join(dir, entry.name)))
+]
+
+/** The kubernetes-models class of an object's apiVersion and kind. */
+async function modelOf ({ apiVersion, kind }: K8sObject): Promise<new (data: unknown) => { validate: () => void }> {
+  const module = await import(`kubernetes-models/${apiVersion}/${kind}`)
+  return module[kind]
+}
+
+const builds = Object.fromEntries(kustomizations().map((dir) => [relative(root, dir) || '.', build(dir)]))
+const declared = new Set(Object.values(SECTIONS).flatMap(({ variables, secrets = [] }) => [...Object.keys(variables), ...secrets.map(fileOf)]))
+
+t.test('every kustomization builds, and every object is valid against the Kubernetes schemas', async (t) => {
+  t.same(Object.keys(builds).sort(), ['base', 'overlays/postgres', 'overlays/postgres/migrate', 'overlays/sqlite'])
+  for (const [name, objects] of Object.entries(builds)) {
+    for (const object of objects) {
+      const Model = await modelOf(object)
+      t.doesNotThrow(() => new Model(object).validate(), `${name}: ${object.kind} ${object.metadata.name}`)
+      t.equal(object.metadata.labels?.['app.kubernetes.io/name'], 'plant-store', `${name}: ${object.kind} is labelled`)
+    }
+  }
+  const Model = await modelOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } })
+  t.throws(() => new Model({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' }, spec: { replicas: 'three' } }).validate(), 'a wrong field fails (the check can fail)')
+})
+
+t.test('every pod: the restricted Pod Security profile, a read-only root, no service account token, the image\'s user', async (t) => {
+  for (const [name, objects] of Object.entries(builds)) {
+    for (const object of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+      const pod = object.spec.template.spec
+      const where = `${name}: ${object.kind} ${object.metadata.name}`
+      t.match(pod.securityContext, { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } }, `${where}: the pod`)
+      t.equal(pod.automountServiceAccountToken, false, `${where}: no service account token`)
+      t.notOk(pod.hostNetwork || pod.hostPID || pod.hostIPC, `${where}: no host namespaces`)
+      for (const container of pod.containers) {
+        t.match(container.securityContext, { runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }, `${where}: ${container.name}`)
+        t.notOk(container.securityContext.capabilities.add, `${where}: no capability added`)
+        t.ok(container.resources?.requests?.memory && container.resources?.limits?.memory, `${where}: resources`)
+        t.ok(container.volumeMounts.some((mount: any) => mount.mountPath === '/tmp'), `${where}: a writable /tmp`)
+        for (const { name: variable } of container.env ?? []) t.ok(declared.has(variable), `${where}: ${variable} is a variable the service reads`)
+      }
+      for (const volume of pod.volumes.filter((v: any) => v.secret !== undefined)) {
+        t.equal(volume.secret.defaultMode, 0o440, `${where}: the Secret ${volume.secret.secretName} is readable by the pod's group only`)
+      }
+      for (const volume of pod.volumes) t.notOk(volume.hostPath, `${where}: no hostPath`)
+    }
+  }
+})
+
+t.test('the service: probes, a drain that fits in the grace period, tokens from a Secret, each store as it must run', async (t) => {
+  const deployment = (name: string) => builds[name].find((o) => o.kind === 'Deployment')!
+  for (const name of ['overlays/sqlite', 'overlays/postgres']) {
+    const pod = deployment(name).spec.template.spec
+    const [container] = pod.containers
+    const env = Object.fromEntries(container.env.map(({ name, value }: { name: string, value: string }) => [name, value]))
+    t.match(container.startupProbe, { httpGet: { path: '/healthz', port: 'http' } }, `${name}: a startup probe`)
+    t.match(container.readinessProbe, { httpGet: { path: '/readyz', port: 'http' } }, `${name}: readiness on /readyz`)
+    t.match(container.livenessProbe, { httpGet: { path: '/healthz', port: 'http' } }, `${name}: liveness on /healthz`)
+    const preStop = container.lifecycle.preStop.sleep.seconds
+    t.ok(pod.terminationGracePeriodSeconds > preStop + Number(env.SHUTDOWN_TIMEOUT_MS) / 1000, `${name}: the grace period (${pod.terminationGracePeriodSeconds} s) outlasts the preStop pause and the drain`)
+    t.equal(container.ports.find((p: any) => p.name === 'http').containerPort, 3000, `${name}: the image's port`)
+    t.equal(container.ports.find((p: any) => p.name === 'metrics').containerPort, Number(env.METRICS_PORT), `${name}: metrics on their own port`)
+    const tokens = container.volumeMounts.find((m: any) => env.API_TOKENS_FILE.startsWith(`${m.mountPath}/`))
+    t.ok(pod.volumes.find((v: any) => v.name === tokens?.name)?.secret, `${name}: API_TOKENS_FILE is a Secret's file`)
+    t.equal(container.volumeMounts.find((m: any) => m.name === 'data')?.mountPath, '/var/lib/plant-store', `${name}: the data volume where the image keeps its store`)
+  }
+  const sqlite = deployment('overlays/sqlite')
+  t.match(sqlite.spec, { replicas: 1, strategy: { type: 'Recreate' } }, 'SQLite: one replica, never two at once')
+  t.same(sqlite.spec.template.spec.volumes.find((v: any) => v.name === 'data').persistentVolumeClaim, { claimName: 'plant-store-data' })
+  t.ok(builds['overlays/sqlite'].find((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === 'plant-store-data'), 'and its claim')
+  const postgres = deployment('overlays/postgres')
+  t.ok(postgres.spec.replicas >= 2, 'PostgreSQL: several replicas')
+  t.match(postgres.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0 } }, 'updated one at a time, none taken out first')
+  t.ok(postgres.spec.template.spec.containers[0].env.some((e: any) => e.name === 'DATABASE_URL_FILE'), 'its URL from a Secret\'s file')
+  const [job] = builds['overlays/postgres/migrate']
+  t.match(job, { kind: 'Job', spec: { template: { spec: { restartPolicy: 'Never', containers: [{ args: ['migrate'] }] } } } }, 'the migration, as a Job of the same image')
+  t.ok(job.spec.template.spec.containers[0].env.some((e: any) => e.name === 'MIGRATE_DATABASE_URL_FILE'), 'as the owner, from a Secret\'s file')
+  t.ok(job.spec.activeDeadlineSeconds > 0, 'bounded')
+  const service = builds.base.find((o) => o.kind === 'Service')!
+  t.same(service.spec.ports.map((p: any) => p.targetPort).sort(), ['http', 'metrics'], 'the Service: API and metrics')
+  t.ok(builds.base.find((o) => o.kind === 'PodDisruptionBudget'), 'a disruption budget')
+})
+
+t.test('the Deployment runs the image this project builds', async (t) => {
+  const containerfile = readFileSync(join(dirname(root), 'Containerfile'), 'utf8')
+  t.match(containerfile, /^EXPOSE 3000$/m)
+  t.match(containerfile, /^USER 65532:65532$/m)
+  for (const [name, objects] of Object.entries(builds)) {
+    for (const object of objects.filter((o) => o.spec?.template)) t.equal(object.spec.template.spec.containers[0].image, 'localhost/plant-store:latest', `${name}: ${object.kind}`)
+  }
+})
