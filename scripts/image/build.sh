@@ -9,8 +9,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/scripts/image/containers.conf}
-for tool in podman buildah mmdebstrap; do bash scripts/ensure-tool.sh "$tool" "$tool" 'the image' >&2; done
-command -v runc >/dev/null || bash scripts/ensure-tool.sh runc runc 'the image' >&2
+# Debian's container tools, as root: runc (CONTAINERS_CONF's runtime), netavark and iptables for
+# the containers' network and published ports (installed without recommends, podman has neither).
+for tool in podman buildah mmdebstrap runc /usr/lib/podman/netavark /usr/sbin/iptables; do
+  bash scripts/ensure-tool.sh "$tool" "$(basename "$tool")" 'the container image' >&2
+done
 
 commit=$(git rev-parse HEAD)
 short=$(git rev-parse --short=12 HEAD)
