@@ -20,7 +20,8 @@ short=$(git rev-parse --short=12 HEAD)
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 version=$(git show HEAD:openapi.yaml | sed -nE 's/^  version: ([0-9][^ ]*)$/\1/p' | head -n 1)
-source=$(git config --get remote.origin.url 2>/dev/null || echo 'plant-store')
+# The repository's address as package.json states it (never a path of the machine that builds).
+source=$(node -p "require('./package.json').repository?.url ?? 'plant-store'")
 out=$root/dist/image
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

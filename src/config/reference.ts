@@ -12,8 +12,9 @@ Everything comes from the environment and is checked at start: a start with bad 
 below (\`DATABSE_URL\`, \`STORE_TIMEOUT\`) is one of them. A secret may also be read from a file
 (the Docker and Kubernetes convention): \`<NAME>_FILE\` names the file, whose text, less a trailing
 newline, is the value; setting both is an error, and a file that other users may read is
-refused. \`npm run config\` prints the configuration in force, each value with its source
-(default, environment or file), secrets redacted.
+refused (it must be the service's own, or root's and readable by the service's group only, as
+Kubernetes mounts a Secret for a pod's fsGroup). \`npm run config\` prints the configuration in
+force, each value with its source (default, environment or file), secrets redacted.
 `
 
 /** What a variable's schema bounds it to, in words. */
