@@ -17,6 +17,21 @@ Kubernetes mounts a Secret for a pod's fsGroup). \`npm run config\` prints the c
 force, each value with its source (default, environment or file), secrets redacted.
 `
 
+const CHANGES = `## Changes
+
+Since the variables were declared by each layer (they were a table in the README before), every
+name, default and meaning is kept, with these changes:
+
+- \`DATABASE_URL_FILE\` and \`MIGRATE_DATABASE_URL_FILE\` are new: a database URL holds a password,
+  which orchestrators keep in files.
+- A variable that looks like a typo of a declared one stops the start, naming the one it probably
+  meant; it was ignored, and the default used in silence.
+- \`MIGRATE_DATABASE_URL\` is checked at every start, as every other variable is; only
+  \`npm run migrate\` checked it before.
+- A secret file of root's that only the service's group may read (0440) is accepted: the shape
+  Kubernetes gives a Secret's files for a pod's fsGroup, the only one a non-root pod can read.
+`
+
 /** What a variable's schema bounds it to, in words. */
 function bounds (schema: Record<string, any>): string {
   if (schema.type === 'integer') return ` An integer from ${schema.minimum} to ${schema.maximum}.`
@@ -40,5 +55,5 @@ export function configReference (sections: Sections): string {
     if (notes !== undefined) parts.push('', notes)
     parts.push('')
   }
-  return parts.join('\n')
+  return [...parts, CHANGES].join('\n')
 }
