@@ -70,7 +70,7 @@ podman build --quiet --timestamp "$SOURCE_DATE_EPOCH" --file deploy/Containerfil
   --build-arg BASE="$base" --build-arg VERSION="$version" --build-arg REVISION="$commit" \
   --build-arg CREATED="$created" --build-arg SOURCE="$source" \
   --tag localhost/plant-store:latest --tag "localhost/plant-store:$version" --tag "localhost/plant-store:$short" \
-  "$stage/context" > "$out/image-id"
+  "$stage/context" > /dev/null
 digest=$(podman image inspect --format '{{.Digest}}' localhost/plant-store:latest)
 echo "$digest" > "$out/digest"
 size=$(podman image inspect --format '{{.Size}}' localhost/plant-store:latest)

@@ -1,8 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 import { readSecretFile } from './secret-file.js'
 import { NON_BLANK, type Env, type Section, type Source } from './section.js'
-
-export type { Env } from './section.js'
 import { likelyMeant } from './typos.js'
 
 // Reads the configuration of every section from one environment, as a pure function of it (and
@@ -14,6 +12,7 @@ import { likelyMeant } from './typos.js'
 // import, that validates its own options' schema against JSON Schema's meta-schema, about 23 ms of
 // every start, and it reads process.env, which a pure function of its environment must not.
 
+export type { Env } from './section.js'
 export type Sections = Record<string, Section<any, any>>
 export type ConfigOf<S extends Sections> = { [K in keyof S]: ReturnType<S[K]['read']> }
 
