@@ -112,6 +112,8 @@ t.test('refuses unusable tokens', async (t) => {
   t.throws(() => loadConfig({ PG_POOL_SIZE: '0' }), /PG_POOL_SIZE must be an integer from 1 to 1000/)
   const secret = t.throws(() => loadConfig({ DATABASE_URL: 'mysql://admin:hunter2@db/x' })) as Error
   t.notMatch(secret.message, /hunter2/, 'a password never appears in the message')
+  const inQuery = t.throws(() => loadConfig({ DATABASE_URL: 'mysql://db/x?sslmode=require&password=hunter2' })) as Error
+  t.match(inQuery.message, 'got "mysql://db/x?…"', 'nor one in the query')
 })
 
 t.test('OpenTelemetry: on with an OTLP endpoint or a traces exporter, checked as the SDK would only warn', async (t) => {

@@ -4,7 +4,7 @@
 // Safe to run while instances are starting.
 import { ConfigError, loadConfig } from '../config.js'
 import { openStore } from '../store/open.js'
-import { redactUrl } from '../store/url.js'
+import { redactUrl } from '../config/redact.js'
 
 try {
   const { migrateDatabaseUrl } = loadConfig(process.env).store

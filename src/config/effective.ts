@@ -1,21 +1,9 @@
 import { fileOf, readConfig, type Sections } from './load.js'
+import { redact } from './redact.js'
 import type { Env } from './section.js'
 
 // The configuration in force, for an operator asking "why does it do that?": every variable with
-// its value and where it came from, each section in turn. A secret is never shown: a URL keeps its
-// scheme, user, host and database, never its password or query; any other secret, its length.
-
-/** A secret fit to be shown. */
-export function redact (value: string): string {
-  let url: URL | undefined
-  try {
-    url = new URL(value)
-  } catch {}
-  if (url === undefined) return `(secret, ${value.length} characters)`
-  // A URL with no host (sqlite:<path>) holds no credentials.
-  if (url.host === '') return value
-  return `${url.protocol}//${url.username === '' ? '' : `${url.username}:***@`}${url.host}${url.pathname}${url.search === '' ? '' : '?…'}`
-}
+// its value and where it came from, each section in turn, secrets redacted (redact.ts).
 
 /** The lines `npm run config` prints; throws the ConfigError the service would stop with. */
 export function effectiveConfig (sections: Sections, env: Env): string[] {

@@ -4,7 +4,8 @@ import pg from 'pg'
 import { openStore } from './open.js'
 import { openSnapshot, storeVersion, type Snapshot } from './snapshot.js'
 import type { CreateOutcome, StoredPlant } from './store.js'
-import { parseStoreUrl, redactUrl, type StoreUrl } from './url.js'
+import { redactUrl } from '../config/redact.js'
+import { parseStoreUrl, type StoreUrl } from './url.js'
 
 // Copies every plant of one store into another (npm run copy-store): a backup, the move from
 // SQLite to PostgreSQL, a restore. The source is read in one snapshot while its service may keep

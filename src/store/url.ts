@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { redactUrl } from '../config/redact.js'
 
 // A store is named by a URL, as DATABASE_URL names it: sqlite:<path> for the embedded store (the
 // path relative to the working directory), postgres:// or postgresql:// for PostgreSQL.
@@ -12,9 +13,4 @@ export function parseStoreUrl (url: string): StoreUrl {
   if (/^sqlite:.+$/.test(url)) return { kind: 'sqlite', path: resolve(url.slice('sqlite:'.length)) }
   if (/^postgres(ql)?:\/\/.+$/.test(url)) return { kind: 'postgres', url }
   throw new Error(`"${redactUrl(url)}" is not a store URL: use ${STORE_URL_FORMS}`)
-}
-
-/** A database URL fit for messages and logs: any password is masked. */
-export function redactUrl (url: string): string {
-  return url.replace(/^(\w+:\/\/[^:/@]*:)[^@]*@/, '$1***@')
 }
