@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 import { readSecretFile } from './secret-file.js'
-import { NON_BLANK, type Env, type Section, type Source } from './section.js'
+import { allowed, NON_BLANK, type Env, type Section, type Source } from './section.js'
 import { likelyMeant } from './typos.js'
 
 // Reads the configuration of every section from one environment, as a pure function of it (and
@@ -108,8 +108,8 @@ const variablesOf = (sections: Sections): Record<string, any> => Object.assign({
 /** What a variable must be, said from its schema; the value only when it is no secret. */
 function schemaProblem (name: string, schema: Record<string, any>, error: ErrorObject, value: string | undefined): string {
   const got = value === undefined ? '' : `, got "${value}"`
-  if (schema.type === 'integer') return `${name} must be an integer from ${schema.minimum} to ${schema.maximum}${got}`
-  if (schema.enum !== undefined) return `${name} must be one of ${schema.enum.join(', ')}${got}`
+  const must = allowed(schema)
+  if (must !== undefined) return `${name} must be ${must}${got}`
   if (schema.pattern === NON_BLANK) return `${name} must not be empty`
   return `${name} ${error.message ?? 'is not valid'}${got}`
 }

@@ -1,4 +1,5 @@
 import { fileOf, type Sections } from './load.js'
+import { allowed } from './section.js'
 
 // docs/configuration.md, written from the sections themselves (npm run config:docs), so that the
 // reference and what the service reads cannot drift apart.
@@ -32,11 +33,10 @@ name, default and meaning is kept, with these changes:
   Kubernetes gives a Secret's files for a pod's fsGroup, the only one a non-root pod can read.
 `
 
-/** What a variable's schema bounds it to, in words. */
+/** What a variable's schema bounds it to, as a sentence. */
 function bounds (schema: Record<string, any>): string {
-  if (schema.type === 'integer') return ` An integer from ${schema.minimum} to ${schema.maximum}.`
-  if (schema.enum !== undefined) return ` One of ${schema.enum.map((value: string) => `\`${value}\``).join(', ')}.`
-  return ''
+  const words = allowed(schema, (value) => `\`${value}\``)
+  return words === undefined ? '' : ` ${words[0].toUpperCase()}${words.slice(1)}.`
 }
 
 const cell = (text: string): string => text.replaceAll('|', '\\|')

@@ -55,5 +55,15 @@ export const string = (options: Described<string>): TString => StringType(option
 export const NON_BLANK = '\\S'
 export const text = (options: Described<string>): TString => StringType({ pattern: NON_BLANK, ...options })
 
+/**
+ * What a variable's schema allows beyond its type, in words ("an integer from 0 to 65535", "one of
+ * a, b"), each value as `quote` writes it: what a problem and the reference both say.
+ */
+export function allowed (schema: Record<string, any>, quote = (value: string): string => value): string | undefined {
+  if (schema.type === 'integer') return `an integer from ${schema.minimum} to ${schema.maximum}`
+  if (schema.enum !== undefined) return `one of ${schema.enum.map(quote).join(', ')}`
+  return undefined
+}
+
 /** One of a few words. */
 export const oneOf = <T extends string>(values: readonly T[], options: Described<T>): TUnsafe<T> => Unsafe<T>({ type: 'string', enum: values, ...options })
