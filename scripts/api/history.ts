@@ -115,10 +115,14 @@ export function readContract (documentPath: string, text: string, changelog: str
    * appeared, whose document is at that version. Undefined when HEAD's changelog has no entry for
    * it or no such commit follows (the release is being cut in the working tree).
    */
+  /** The oldest commit of the run, up to HEAD, whose changelog has `version`'s entry; -1 when HEAD's has none. */
+  const appeared = (version: string): number => {
+    let i = -1
+    while (at(i + 1)?.releases.includes(version) === true) i++
+    return i
+  }
   const releasedAt = (version: string): Release | undefined => {
-    let appeared = -1
-    while (at(appeared + 1)?.releases.includes(version) === true) appeared++
-    for (let i = appeared; i >= 0; i--) if (at(i)!.document.version === version) return at(i)!.document
+    for (let i = appeared(version); i >= 0; i--) if (at(i)!.document.version === version) return at(i)!.document
     return undefined
   }
   /**
@@ -129,8 +133,7 @@ export function readContract (documentPath: string, text: string, changelog: str
   const released = (version: string): Release => {
     const own = releasedAt(version)
     if (own !== undefined) return own
-    let i = 0
-    while (at(i)?.releases.includes(version) === true) i++
+    let i = appeared(version) + 1
     while (at(i) !== undefined && at(i)!.document.version !== version) i++
     if (at(i) === undefined) throw new HistoryError(`the changelog releases ${version}, but openapi.yaml never had that version on the main line of the history`)
     while (at(i + 1)?.document.version === version) i++
