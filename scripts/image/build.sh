@@ -47,10 +47,11 @@ find "$sqlite/prebuilds" -type f ! -name "linux-$(node -p process.arch).node" -d
 cp -r "$stage/src/dist" "$stage/src/node_modules" "$stage/src/openapi.yaml" "$stage/src/package.json" "$stage/src/LICENSE" "$stage/context/app/"
 cp deploy/warm-compile-cache.mjs "$stage/context/app/"
 
-# tini, static, from Debian: PID 1 whatever the base.
+# tini, static, from Debian: PID 1 whatever the base, and a Debian package of the SBOM's.
 (cd "$stage" && apt-get download tini >/dev/null 2>&1 || { apt-get update -qq && apt-get download tini; }) >&2
 dpkg-deb --fsys-tarfile "$stage"/tini_*.deb | tar -x -C "$stage" ./usr/bin/tini-static
 cp "$stage/usr/bin/tini-static" "$stage/context/tini"
+dpkg-deb --show --showformat='${Package} ${Version} ${Architecture}\n' "$stage"/tini_*.deb > "$stage/packages"
 
 if [ -z "${BASE:-}" ]; then
   node_version=$(node -p "require('./deploy/node.json').version")
@@ -59,11 +60,11 @@ if [ -z "${BASE:-}" ]; then
   container=$(buildah from scratch)
   buildah add --quiet "$container" "$stage/base.tar" / >/dev/null
   buildah commit --quiet --timestamp "$SOURCE_DATE_EPOCH" --rm "$container" "$base" >/dev/null
-  packages=$stage/base.tar.packages
+  cat "$stage/base.tar.packages" >> "$stage/packages"
 else
-  base=$BASE node_version=- packages=-
+  base=$BASE node_version=-
 fi
-npx tsx scripts/image/sbom.ts "$stage/npm-sbom.json" "$packages" "$node_version" "$commit" "$SOURCE_DATE_EPOCH" > "$stage/context/app/sbom.cdx.json"
+npx tsx scripts/image/sbom.ts "$stage/npm-sbom.json" "$stage/packages" "$node_version" "$commit" "$SOURCE_DATE_EPOCH" > "$stage/context/app/sbom.cdx.json"
 cp "$stage/context/app/sbom.cdx.json" "$out/sbom.cdx.json"
 
 podman build --quiet --timestamp "$SOURCE_DATE_EPOCH" --file deploy/Containerfile \

