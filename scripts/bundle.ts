@@ -4,7 +4,7 @@
 // Features loaded only when configured stay in chunks of their own, loaded as before.
 // Left to Node, from node_modules:
 // - better-sqlite3: a native addon;
-// - pg, @fastify/otel and @opentelemetry/*: OpenTelemetry instruments pg as Node loads it.
+// - pg and @opentelemetry/*: OpenTelemetry instruments pg as Node loads it.
 // The bundle sits two levels below the root, as dist/openapi/ and dist/store/ do, so what our
 // modules find from import.meta.url (openapi.yaml; the SQLite worker beside its starter) is found.
 import { readFileSync, rmSync } from 'node:fs'
@@ -41,7 +41,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node22',
-  external: ['better-sqlite3', 'pg', '@fastify/otel', '@opentelemetry/*'],
+  external: ['better-sqlite3', 'pg', '@opentelemetry/*'],
   // The CommonJS dependencies call require(), which an ES module must make for itself.
   banner: { js: 'import { createRequire } from \'node:module\'; const require = createRequire(import.meta.url); const __bundle = import.meta.dirname;' },
   plugins: [ownFolders],

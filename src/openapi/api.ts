@@ -28,10 +28,10 @@ export interface ApiOptions {
   tracing?: ApiTracing
 }
 
-/** Spans of the API's costly parts (ops/trace-spans.ts), when traces are on. */
+/** What a trace shows of the API's parts (ops/trace-spans.ts), when traces are on. */
 export interface ApiTracing {
   guard: GuardTracer
-  /** Adds validation's span to the scope's routes. */
+  /** Marks validation's end on the request's span, and runs the handler in its context. */
   validation: (app: FastifyInstance) => void
 }
 

@@ -1,32 +1,35 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span } from '@opentelemetry/api'
-import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import type { GuardTracer } from '../security/auth.js'
 import type { CommitTracer } from '../store/group-commit.js'
 import type { RowResult } from '../store/store.js'
 import type { Tracing } from './tracing.js'
 
-// The service's own spans, beside @fastify/otel's request and handler spans: the parts of a
-// request that cost (the bearer guard, validation) and the group commit, which serves many
-// requests and so is a span of its own, linked to each create it holds, and they to it. Every
-// log line of a traced request carries its trace_id and span_id. Attributes name outcomes and
-// kinds, never a token, its hash, or a body.
+// The request's span, and what shows where its time went: events on it as each part ends (the
+// bearer guard, with its outcome; validation, the body read and checked; the handler's answer
+// is the rest, to the span's end), and the group commit, which serves many requests and so is a
+// span of its own, linked to each create it holds, and they to it. Every log line of a traced
+// request carries its trace_id and span_id. Attributes name outcomes and kinds, never a token, its
+// hash, or a body.
+//
+// A request the sampler dropped has no span: each hook here finds none on it and returns, and
+// nothing else is done for it (no context, no closure, no span that records nothing).
 
 const tracer = trace.getTracer('plant-store')
-const VALIDATION = Symbol('validation span')
-// The span and context of a request whose trace is kept (sampled), set once as it arrives; null
-// for every other request, for which the hooks below then do nothing.
-const SAMPLED = Symbol('sampled request')
+// A kept request's span and the context that holds it; null on every other request.
+const TRACED = Symbol('traced request')
 // The trace ids of a traced request, kept on its logger (Fastify gives request and reply one).
 const TRACE_IDS = Symbol('trace ids')
 
+interface Traced { span: Span, context: Context, validated: boolean }
+
 declare module 'fastify' {
   interface FastifyRequest {
-    [VALIDATION]?: Span | null
-    [SAMPLED]?: { span: Span, context: Context } | null
+    [TRACED]: Traced | null
   }
 }
 
-/** What an unsampled request's guard span ends with: nothing. */
+/** What an untraced request's guard ends with: nothing. */
 const notTraced = (): void => {}
 
 /**
@@ -37,30 +40,29 @@ export function traceIds (_line: object, _level: number, logger: object): object
   return (logger as { [TRACE_IDS]?: object })[TRACE_IDS] ?? {}
 }
 
-/** The root: @fastify/otel's request spans, the logs joined to them, and each answer's error.type. */
+/** The root: each request's span, from its arrival to its answer's end, and the logs joined to it. */
 export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (app, _options, done) => {
-    // Before @fastify/otel's hook: the sampler decides, and a dropped request makes no span.
-    app.addHook('onRequest', (request, _reply, next) => { tracing.arrive(request, next) })
-    app.register(tracing.fastify.plugin())
-    app.decorateRequest(SAMPLED, null)
-    app.after(() => {
-      // After @fastify/otel's onRequest, which starts the span of a request the sampler kept
-      // (probes and dropped requests have none).
-      app.addHook('onRequest', (request, _reply, next) => {
-        const { span, context } = request.opentelemetry()
-        if (span?.isRecording() === true && context != null) {
-          request[SAMPLED] = { span, context }
-          const { traceId, spanId } = span.spanContext()
-          ;(request.log as { [TRACE_IDS]?: object })[TRACE_IDS] = { trace_id: traceId, span_id: spanId }
-        }
-        next()
-      })
-      // HTTP semantic conventions: error.type on a failed request is its status code.
-      app.addHook('onSend', (request, reply, payload, next) => {
-        if (reply.statusCode >= 400) request[SAMPLED]?.span.setAttribute('error.type', String(reply.statusCode))
-        next(null, payload)
-      })
+    app.decorateRequest(TRACED, null)
+    // First of all hooks: the sampler decides, and only a kept request gets a span.
+    app.addHook('onRequest', (request, _reply, next) => {
+      const kept = tracing.arrive(request)
+      if (kept !== undefined) {
+        request[TRACED] = { ...kept, validated: false }
+        const { traceId, spanId } = kept.span.spanContext()
+        ;(request.log as { [TRACE_IDS]?: object })[TRACE_IDS] = { trace_id: traceId, span_id: spanId }
+      }
+      next()
+    })
+    app.addHook('onResponse', (request, reply, next) => {
+      const traced = request[TRACED]
+      if (traced !== null) {
+        traced.span.setAttribute('http.response.status_code', reply.statusCode)
+        // HTTP semantic conventions: a server span fails with a 4xx or 5xx, error.type its code.
+        if (reply.statusCode >= 400) traced.span.setAttribute('error.type', String(reply.statusCode)).setStatus({ code: SpanStatusCode.ERROR })
+        traced.span.end()
+      }
+      next()
     })
     done()
   }
@@ -68,40 +70,37 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   return plugin
 }
 
-/** The bearer guard's span: its outcome and the kind of token. */
+/** The bearer guard's end: an event with its outcome and the kind of token. */
 export const guardTracer: GuardTracer = {
   start (request) {
-    const sampled = request[SAMPLED]
-    if (sampled == null) return notTraced
-    const span = tracer.startSpan('bearer guard', {}, sampled.context)
+    const traced = request[TRACED]
+    if (traced === null) return notTraced
     return (outcome, kind) => {
-      span.setAttributes({ 'plant_store.auth.outcome': outcome, 'plant_store.auth.token_kind': kind })
-      if (outcome !== 'accepted') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
-      span.end()
+      traced.span.addEvent('bearer guard', { 'plant_store.auth.outcome': outcome, 'plant_store.auth.token_kind': kind })
     }
   }
 }
 
-/** Validation's span, in the API's scope: from the body's first byte to the handler, or to the error. */
+/**
+ * Validation's end, in the API's scope: an event as the handler starts (the body read, parsed and
+ * checked) or as the request fails before it; and the handler run in the request's context, so
+ * that its create finds the span to link its commit to.
+ */
 export function traceValidation (app: FastifyInstance): void {
-  const end = (request: FastifyRequest, error?: Error): void => {
-    const span = request[VALIDATION]
-    if (span == null) return
-    request[VALIDATION] = null
-    if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error.message })
-    span.end()
-  }
-  app.addHook('preParsing', (request, _reply, payload, next) => {
-    const sampled = request[SAMPLED]
-    if (sampled != null) request[VALIDATION] = tracer.startSpan('validation', {}, sampled.context)
-    next(null, payload)
-  })
   app.addHook('preHandler', (request, _reply, next) => {
-    end(request)
-    next()
+    const traced = request[TRACED]
+    if (traced === null) return next()
+    traced.validated = true
+    traced.span.addEvent('validation', { 'plant_store.validation.outcome': 'valid' })
+    context.with(traced.context, next)
   })
   app.addHook('onError', (request, _reply, error, next) => {
-    end(request, error)
+    const traced = request[TRACED]
+    // A client's error past the guard and before the handler is the body's: unreadable, or invalid.
+    const status = (error as { statusCode?: number }).statusCode ?? 500
+    if (traced !== null && !traced.validated && status < 500 && request.credential !== null) {
+      traced.span.addEvent('validation', { 'plant_store.validation.outcome': 'invalid', 'error.type': String(status) })
+    }
     next()
   })
 }
@@ -109,7 +108,7 @@ export function traceValidation (app: FastifyInstance): void {
 /** The group commit's spans, for a store of `system` (sqlite, postgresql). */
 export function commitTracer (system: string): CommitTracer {
   return {
-    // A create arrives in its handler's span, within its request's trace: kept when sampled.
+    // A create arrives in its request's context (traceValidation): a span when kept.
     capture: () => {
       const span = trace.getSpan(context.active())
       return span?.isRecording() === true ? span : undefined
@@ -118,7 +117,7 @@ export function commitTracer (system: string): CommitTracer {
       const creates = (links as Array<Span | undefined>).filter((span): span is Span => span !== undefined)
       if (creates.length === 0) return await commit()
       // A trace of its own: it belongs to no one request more than to the others (and its first
-      // create's context may be a sampled-out request's, with tracing suppressed).
+      // create may be one the sampler dropped).
       const root = ROOT_CONTEXT
       const span = tracer.startSpan('group commit', {
         kind: SpanKind.INTERNAL,

@@ -1,10 +1,9 @@
-import { FastifyOtelInstrumentation } from '@fastify/otel'
-import { context, createContextKey, createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, type Attributes, type Context, type DiagLogger, type MeterProvider } from '@opentelemetry/api'
-import { getNumberFromEnv, isTracingSuppressed, suppressTracing } from '@opentelemetry/core'
+import { createContextKey, createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context, type DiagLogger, type Link, type MeterProvider, type Span, type Tracer } from '@opentelemetry/api'
+import { getNumberFromEnv } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { NodeSDK } from '@opentelemetry/sdk-node'
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace'
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type IdGenerator, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { TracingConfig } from './config.js'
 
@@ -14,13 +13,12 @@ import type { TracingConfig } from './config.js'
 // OpenTelemetry package stay unloaded. Only traces are exported: metrics are Prometheus's
 // (METRICS_PORT) and logs are the JSON lines on stdout, which carry the trace ids.
 //
-// Sampling is decided as a request arrives, before any span is made (Tracing.arrive): the
+// Sampling is decided once, as a request arrives (Tracing.arrive), before any span is made: the
 // sampler OTEL_TRACES_SAMPLER names, built from the SDK's own classes as the SDK would build it,
-// judges a fresh trace id and the caller's traceparent. A request it drops runs with tracing
-// suppressed: @fastify/otel's hooks see that and return at once, and the SDK makes no span for it;
-// a request it keeps carries the verdict, which the SDK's sampler then applies to its spans, so
-// the decision is made once. A sampled-out request still costs the traceparent's read, a trace id,
-// its context, and a few hooks that find nothing to do (docs/performance.md).
+// judges the caller's traceparent and a fresh trace id. A request it drops gets no span, no
+// context and nothing else: the hooks of trace-spans.ts find no span on it and return. A request
+// it keeps gets its server span, on the trace id judged, with the verdict carried to the SDK's
+// sampler, so that the decision is not made twice.
 //
 // Export is batched and off the request path: a collector that is down or hangs changes nothing
 // for clients. The queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048 spans): past it spans are
@@ -30,6 +28,10 @@ import type { TracingConfig } from './config.js'
 const SPANS_PROCESSED = 'otel.sdk.processor.span.processed'
 // Probes answer load balancers every few seconds: a trace each would drown the real ones.
 const UNTRACED = /^\/(healthz|readyz)(\?|$)/
+
+// What a request is judged by: its trace id and its caller's trace, never its attributes or links.
+const NO_ATTRIBUTES: Attributes = Object.freeze({})
+const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[]
 
 /** A request's verdict, carried in its context for the SDK's sampler. */
 const VERDICT = createContextKey('plant-store sampling verdict')
@@ -41,9 +43,9 @@ function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
 }
 
 /**
- * The SDK's sampler: a span in a sampled request takes the verdict the request arrived with; any
- * other span (a group commit's, made only when a sampled create is in it, and its statements)
- * follows its parent, and as a root is sampled.
+ * The SDK's sampler: a request's span takes the verdict it arrived with; any other span (a group
+ * commit's, made only when a kept create is in it, and its statements) follows its parent, and as
+ * a root is sampled.
  */
 class VerdictSampler implements Sampler {
   readonly #otherwise = new ParentBasedSampler({ root: new AlwaysOnSampler() })
@@ -54,6 +56,25 @@ class VerdictSampler implements Sampler {
 
   toString (): string {
     return 'VerdictSampler'
+  }
+}
+
+/** The SDK's ids, but for a new trace's id, which is the one the sampler judged as its request arrived. */
+class JudgedIds implements IdGenerator {
+  readonly #random = new RandomIdGenerator()
+  judged: string | undefined
+
+  /** A new trace's id, kept for the span the SDK starts next. */
+  judge (): string {
+    return (this.judged = this.#random.generateTraceId())
+  }
+
+  generateTraceId (): string {
+    return this.judged ?? this.#random.generateTraceId()
+  }
+
+  generateSpanId (): string {
+    return this.#random.generateSpanId()
   }
 }
 
@@ -96,27 +117,10 @@ function spanProcessor (config: TracingConfig, meterProvider: MeterProvider): Sp
 }
 
 export class Tracing {
-  /** Fastify's own instrumentation (@fastify/otel): the request span, the handler's. */
-  readonly fastify = new FastifyOtelInstrumentation({
-    registerOnInitialization: false,
-    // The hooks that cost are traced by the service itself (trace-spans.ts): a span for every
-    // other hook would cost more than the hooks do, on every request.
-    instrumentHooks: false,
-    instrumentHandler: true,
-    // A span never holds an exception's stack trace.
-    recordExceptions: false,
-    // Asked by each of its hooks, in the request's context: a request the sampler dropped (arrive
-    // suppressed its tracing) it leaves alone as it does a probe, with no span and no wrapper.
-    ignorePaths: ({ url }) => UNTRACED.test(url) || isTracingSuppressed(context.active()),
-    // HTTP semantic conventions name a server span by its method and route template.
-    requestHook: (span, request) => {
-      span.updateName(request.routeOptions.url === undefined ? request.method : `${request.method} ${request.routeOptions.url}`)
-    }
-  })
-
   readonly #sdk: NodeSDK
   readonly #sampler: Sampler
-  readonly #ids = new RandomIdGenerator()
+  readonly #ids = new JudgedIds()
+  readonly #tracer: Tracer
   #lost: LostSpans | undefined
 
   /** Starts the SDK; `store` is the instrumentation of the store's driver, if it has one. */
@@ -125,24 +129,39 @@ export class Tracing {
     this.#sdk = new NodeSDK({
       serviceName: config.serviceName,
       sampler: new VerdictSampler(),
+      idGenerator: this.#ids,
       spanProcessors: [spanProcessor(config, lostSpansMeter(() => this.#lost))],
-      instrumentations: [this.fastify, ...store],
+      instrumentations: store,
       metricReaders: [],
       logRecordProcessors: []
     })
     this.#sdk.start()
+    this.#tracer = trace.getTracer('plant-store')
   }
 
   /**
-   * Runs `next` (the rest of the request's hooks, and so the request) in the context the sampler's
-   * verdict gives it: the caller's trace, with tracing suppressed when the verdict is to drop it.
+   * The sampler's verdict on a request, as it arrives: its server span and the context that holds
+   * it, in the caller's trace, when kept; undefined when dropped (and for the probes, never traced).
    */
-  arrive (request: FastifyRequest, next: () => void): void {
-    if (UNTRACED.test(request.url)) return next()
+  arrive (request: FastifyRequest): { span: Span, context: Context } | undefined {
+    if (UNTRACED.test(request.url)) return undefined
     const parent = propagation.extract(ROOT_CONTEXT, request.headers)
-    const verdict = this.#sampler.shouldSample(parent, this.#ids.generateTraceId(), 'request', SpanKind.SERVER, {}, [])
-    const traced: Context = verdict.decision === SamplingDecision.RECORD_AND_SAMPLED ? parent.setValue(VERDICT, verdict) : suppressTracing(parent)
-    context.with(traced, next)
+    // The caller's trace, or a new one: the id a ratio sampler judges is the one the trace gets.
+    const traceId = trace.getSpanContext(parent)?.traceId ?? this.#ids.judge()
+    try {
+      const verdict = this.#sampler.shouldSample(parent, traceId, request.method, SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
+      if (verdict.decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined
+      // Fastify 5 builds routeOptions anew at each read: once, and for a kept request only.
+      const route = request.routeOptions.url
+      // HTTP semantic conventions: a server span is named by its method and route template.
+      const span = this.#tracer.startSpan(route === undefined ? request.method : `${request.method} ${route}`, {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': request.method, 'url.path': request.url.split('?', 1)[0], ...(route !== undefined && { 'http.route': route }) }
+      }, parent.setValue(VERDICT, verdict))
+      return { span, context: trace.setSpan(parent, span) }
+    } finally {
+      this.#ids.judged = undefined
+    }
   }
 
   /** Where lost spans are counted (the metrics). */

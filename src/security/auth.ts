@@ -29,12 +29,12 @@ export type GuardOutcome = JwtOutcome | 'missing' | 'not_bearer' | 'invalid' | '
 /** static or jwt: a token that passed as one, or a JWT refused; unknown: neither; none: no bearer token. */
 export type TokenKind = 'static' | 'jwt' | 'unknown' | 'none'
 
-/** Traces each guard (ops/trace-spans.ts): `start` is told of a request, and returns what ends its span. */
+/** Traces each guard (ops/trace-spans.ts): `start` is told of a request, and returns what marks its end. */
 export interface GuardTracer {
   start: (request: FastifyRequest) => GuardSpan
 }
 
-/** Ends a guard's span with its verdict. */
+/** Marks a guard's end, with its verdict. */
 export type GuardSpan = (outcome: GuardOutcome, kind: TokenKind) => void
 
 export interface BearerOptions {

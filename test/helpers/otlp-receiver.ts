@@ -15,6 +15,10 @@ export interface ReceivedSpan {
   kind: number
   attributes: Record<string, unknown>
   links: Array<{ traceId: string, spanId: string }>
+  /** Its events, in order, each with its time (ns since the epoch) and attributes. */
+  events: Array<{ name: string, timeUnixNano: bigint, attributes: Record<string, unknown> }>
+  startTimeUnixNano: bigint
+  endTimeUnixNano: bigint
   /** 0 unset, 1 ok, 2 error. */
   status: number
   resource: Record<string, unknown>
@@ -70,6 +74,9 @@ export async function startReceiver (t: Owner): Promise<Receiver> {
                 kind: span.kind,
                 attributes: attributesOf(span.attributes),
                 links: (span.links ?? []).map(({ traceId, spanId }: { traceId: string, spanId: string }) => ({ traceId, spanId })),
+                events: (span.events ?? []).map((event: { name: string, timeUnixNano: string, attributes?: [] }) => ({ name: event.name, timeUnixNano: BigInt(event.timeUnixNano), attributes: attributesOf(event.attributes) })),
+                startTimeUnixNano: BigInt(span.startTimeUnixNano),
+                endTimeUnixNano: BigInt(span.endTimeUnixNano),
                 status: span.status?.code ?? 0,
                 resource
               })

@@ -112,7 +112,7 @@ t.test('features loaded only when configured come from the bundle too: PostgreSQ
   t.same(await sql(databaseUrl, 'SELECT id::text, name FROM plants'), [{ id: '1', name: 'Fern' }])
   t.match(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), 'plant_store_creates_total{outcome="created"} 1')
   // pg stays outside the bundle so that OpenTelemetry can instrument it as it loads.
-  await receiver.waitFor(() => receiver.spans.some((span) => span.name === 'handler - createPlant') && receiver.spans.some((span) => span.name.startsWith('pg.query')), "the create's spans, pg's among them")
+  await receiver.waitFor(() => receiver.spans.some((span) => span.name === 'POST /plants') && receiver.spans.some((span) => span.name.startsWith('pg.query')), "the create's spans, pg's among them")
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
   const loaded = server.libraries()
