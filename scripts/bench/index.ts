@@ -1,16 +1,14 @@
 // npm run bench: performance figures, never part of npm test. Loopback only, about a quarter of an hour.
 // Each server runs alone on core 0; wrk (and PostgreSQL) on the other cores. The headline is the
 // server's own CPU time per request, which a load generator that cannot keep up does not skew.
-//   BENCH_ROUNDS (3)    rounds, each running every variant back to back, so drift hits all alike
+//   BENCH_ROUNDS (5)    rounds, each running every variant back to back, so drift hits all alike
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
-//   BENCH_BEFORE        a git ref: the http, footprint and slow-disk sections run that commit's code too
-//   BENCH_ONLY          one section: http, footprint, jwt, slow-disk, postgres, copy or json
+//   BENCH_BEFORE        a git ref: the http, traces, footprint and slow-disk sections run that commit's code too
+//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, copy, json
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/helpers/embedded-postgres.js'
@@ -20,10 +18,11 @@ import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
 import { benchJwt } from './jwt.js'
 import { benchSlowDisk } from './slow-disk.js'
+import { benchTraces } from './traces.js'
 import { nodeArgsOf } from '../../test/helpers/npm-script.js'
 import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const CONNECTIONS = 100
 const STARTS = 7
@@ -62,14 +61,6 @@ const WARN = 'service, LOG_LEVEL=warn'
 const BEFORE_DEFAULTS = `before (${before?.ref}), defaults`
 const BEFORE_WARN = `before (${before?.ref}), LOG_LEVEL=warn`
 const METRICS = 'service, LOG_LEVEL=warn, metrics on'
-const TRACES = 'service, LOG_LEVEL=warn, traces on'
-const SAMPLED = 'service, LOG_LEVEL=warn, traces sampled 1 in 10'
-
-// A trace collector that takes every export and keeps nothing, for the variants with traces on.
-const collector = createServer((request, response) => { request.resume(); request.on('end', () => response.end()) })
-await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
-collector.unref()
-const COLLECTOR = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`
 
 const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
   [DEFAULTS]: service({}),
@@ -79,9 +70,6 @@ const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
     [BEFORE_WARN]: service({ LOG_LEVEL: 'warn' }, undefined, before.start)
   }),
   [METRICS]: service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
-  [TRACES]: service({ LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: COLLECTOR }),
-  // What tracing in production usually is: a tenth of the traces kept, decided at the root.
-  [SAMPLED]: service({ LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: COLLECTOR, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
   'bare Fastify (logger off)': baseline
 }
 const BASELINE = 'bare Fastify (logger off)'
@@ -165,13 +153,14 @@ async function benchHttp (): Promise<string> {
       detail.push(`| ${scenario} | ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(p99, 2)} | ${fmt(p99 / median(runs[scenario][BASELINE].map((x) => x.p99Ms)), 2)}× | ${saturated(r)} | ${fmt(median(r.map((x) => x.loadCpu)), 2)} |`)
     }
   }
-  // What a variant costs over another, µs per request: the median of the rounds' differences.
+  // What a variant costs over another, per request: the median of the rounds' differences and ratios, with their ranges.
   const cost = (without: string, withIt: string): string[] => [
-    `| scenario | ${without}: µs/req | ${withIt}: µs/req | difference µs/req, median (range) |`,
-    '| --- | ---: | ---: | ---: |',
+    `| scenario | ${without}: µs/req | ${withIt}: µs/req | difference µs/req, median (range) | ratio, median (range) |`,
+    '| --- | ---: | ---: | ---: | ---: |',
     ...Object.keys(SCENARIOS).map((scenario) => {
       const deltas = runs[scenario][withIt].map((r, i) => r.cpuUsPerRequest - runs[scenario][without][i].cpuUsPerRequest)
-      return `| ${scenario} | ${fmt(cpuOf(scenario, without), 1)} | ${fmt(cpuOf(scenario, withIt), 1)} | ${fmt(median(deltas), 1)} (${fmt(Math.min(...deltas), 1)} to ${fmt(Math.max(...deltas), 1)}) |`
+      const ratios = runs[scenario][withIt].map((r, i) => r.cpuUsPerRequest / runs[scenario][without][i].cpuUsPerRequest)
+      return `| ${scenario} | ${fmt(cpuOf(scenario, without), 1)} | ${fmt(cpuOf(scenario, withIt), 1)} | ${fmt(median(deltas), 1)} (${fmt(Math.min(...deltas), 1)} to ${fmt(Math.max(...deltas), 1)}) | ${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}) |`
     })
   ]
   return [
@@ -188,18 +177,6 @@ async function benchHttp (): Promise<string> {
     '#### Prometheus metrics (METRICS_PORT set) against none, at LOG_LEVEL=warn',
     '',
     ...cost(WARN, METRICS),
-    '',
-    '#### Traces on (OTLP/HTTP protobuf to a collector on loopback that discards them) against off, at LOG_LEVEL=warn',
-    '',
-    'Every request sampled:',
-    '',
-    ...cost(WARN, TRACES),
-    '',
-    'OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=0.1 (a tenth of the traces kept):',
-    '',
-    ...cost(WARN, SAMPLED),
-    '',
-    `Sampled 1 in 10 over off, CPU per request, median of the rounds' ratios: ${Object.keys(SCENARIOS).map((scenario) => `${scenario} **${fmt(median(runs[scenario][SAMPLED].map((r, i) => r.cpuUsPerRequest / runs[scenario][WARN][i].cpuUsPerRequest)), 2)}×**`).join(', ')}.`,
     '',
     ...(before === undefined
       ? []
@@ -224,10 +201,13 @@ async function benchFootprint (): Promise<string> {
   }
   const peaks: string[] = []
   for (const name of names) {
-    const server = await VARIANTS[name](name)
+    // Memory as an operator's process holds it: at LOG_LEVEL=warn, on every core, not pinned. Pinned
+    // to one core, its worker thread and V8's helpers wait their turn and fewer creates are in
+    // flight: the peak reads lower (docs/performance.md, "Start-up and memory").
+    const server = await service({ LOG_LEVEL: 'warn' }, null, name === DEFAULTS ? undefined : before!.start)(name)
     try {
       process.stderr.write(`footprint: ${name}, 10 s of creates\n`)
-      const run = await runLoad({ url: server.url, connections: CONNECTIONS, seconds: 10, token: TOKEN, firstId: freshIds() })
+      const run = await runLoad({ url: server.url, connections: CONNECTIONS, seconds: 10, token: TOKEN, firstId: freshIds(), cpus: null })
       peaks.push(`${fmt(peakRssMiB(server.child.pid!), 1)} MiB (${fmt(run.requests)} creates)`)
     } finally {
       await stopServer(server)
@@ -239,7 +219,7 @@ async function benchFootprint (): Promise<string> {
     `| | ${names.join(' | ')} |`,
     `| --- |${' ---: |'.repeat(names.length)}`,
     `| start-up to first answer, median of ${STARTS} starts | ${names.map((name) => `${fmt(median(startups[name]))} ms`).join(' | ')} |`,
-    `| peak RSS (VmHWM) after 10 s of ${CONNECTIONS}-connection creates | ${peaks.join(' | ')} |`,
+    `| peak RSS (VmHWM) after 10 s of ${CONNECTIONS}-connection creates, LOG_LEVEL=warn, nothing pinned | ${peaks.join(' | ')} |`,
     ''
   ].join('\n')
 }
@@ -361,11 +341,12 @@ if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'wrk', 'wrk', 'npm 
 if (process.env.BENCH_PG !== '0' && spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'pgbouncer', 'pgbouncer', 'npm run bench (its PostgreSQL section)'], { stdio: 'inherit', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` } }).status !== 0) process.exit(1)
 if (!CPUS.pinned) process.stderr.write('!!! One core only: servers and wrk share it, so the figures are not server-bound.\n')
 try {
-  const only = process.env.BENCH_ONLY
-  const run = async (name: string, section: () => string | Promise<string>): Promise<string> => only === undefined || only === name ? await section() : ''
+  const only = process.env.BENCH_ONLY?.split(',')
+  const run = async (name: string, section: () => string | Promise<string>): Promise<string> => only === undefined || only.includes(name) ? await section() : ''
   const sections = [
     `## Benchmark\n\n\`npm run bench\` on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CPUS.loadThreads + 1} cores (${readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU'}).\n`,
     await run('http', benchHttp),
+    await run('traces', async () => await benchTraces({ service: (env, old) => service({ LOG_LEVEL: 'warn', ...env }, undefined, old ? before!.start : undefined), before: before?.ref, token: TOKEN, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, freshIds })),
     await run('footprint', benchFootprint),
     await run('jwt', async () => await benchJwt({ dir, token: TOKEN, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, freshIds })),
     await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds, before })),

@@ -29,13 +29,18 @@ export function pinned (cpus: string, command: string[]): string[] {
 /** A commit built by its own `npm run build`, and Node's arguments for its `npm start`. */
 export interface BuiltRef { ref: string, start: string[], remove: () => void }
 
-/** Builds a commit, as its own `npm run build` does, in a temp folder beside the repo's node_modules. */
+/**
+ * Builds a commit, as its own `npm run build` does, in a temp folder: with the repo's node_modules
+ * when its lockfile is this one's, else with its own (`npm ci`).
+ */
 export function buildRef (ref: string): BuiltRef {
   const tree = mkdtempSync(join(tmpdir(), 'plant-store-before-'))
   execFileSync('git', ['worktree', 'add', '--detach', '--force', tree, ref], { cwd: root, stdio: 'ignore' })
   const remove = (): void => { spawnSync('git', ['worktree', 'remove', '--force', tree], { cwd: root }); rmSync(tree, { recursive: true, force: true }) }
   try {
-    symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
+    const lockfile = (dir: string): string => readFileSync(join(dir, 'package-lock.json'), 'utf8')
+    if (lockfile(tree) === lockfile(root)) symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
+    else execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, stdio: 'inherit' })
     execFileSync('npm', ['run', 'build'], { cwd: tree, stdio: 'inherit' })
   } catch (err) {
     remove()
