@@ -54,7 +54,7 @@ function summary (result: CopyResult): { lines: string[], ok: boolean } {
   for (const { id, message } of refused.examples) lines.push(`refused: plant ${id}: ${message}`)
   const tally = (t: CopyResult['check']['source']) => `${count(t.count)} plants, checksum ${t.sum.toString(16).padStart(16, '0')}`
   lines.push(matches
-    ? `check: the target holds the snapshot exactly (${tally(check.source)})`
+    ? `check: the target holds the snapshot exactly (${tally(check.source)}), in ${check.seconds.toFixed(1)} s`
     : `check FAILED: the snapshot has ${tally(check.source)}; the target has ${tally(check.target)} under the same ids`)
   return { lines, ok: matches && conflicts.count === 0 && refused.count === 0 }
 }

@@ -14,7 +14,7 @@ import { parseStoreUrl, type StoreUrl } from './url.js'
 // a plant already there is skipped, a different one under the same id is a conflict and is never
 // overwritten, and a re-run after an interruption finishes the job. Once the target is closed
 // (synced), it is checked against the snapshot: counts, and a sum of each plant's hash that no
-// order changes.
+// order changes, taken of the snapshot as the copy reads it and of the target by the same ids.
 
 /** Plants read, and committed to the target, at a time: the most one PostgreSQL batch takes. */
 const PAGE = 1000
@@ -42,8 +42,8 @@ export interface CopyResult {
   /** Plants the target refused (a row error), with why. */
   refused: { count: number, examples: Array<{ id: bigint, message: string }> }
   seconds: number
-  /** The snapshot's plants as the snapshot holds them, and as the target holds them after the copy. */
-  check: { source: Tally, target: Tally }
+  /** The snapshot's plants as the snapshot holds them, and as the target holds them after the copy; the seconds the target's reading took. */
+  check: { source: Tally, target: Tally, seconds: number }
 }
 
 export interface CopyOptions {
@@ -61,9 +61,10 @@ export async function copyStore (fromUrl: string, toUrl: string, { onProgress }:
     if (from.kind === 'postgres' && to.kind === 'postgres' && await sameDatabase(from.url, to.url)) {
       throw new CopyInputError(`${redactUrl(fromUrl)} and ${redactUrl(toUrl)} are the same store`)
     }
-    const result = await write(source, toUrl, onProgress)
-    const seconds = (performance.now() - started) / 1000
-    return { ...result, seconds, check: await check(source, to, onProgress) }
+    const { tally, ...result } = await write(source, toUrl, onProgress)
+    const copied = performance.now()
+    const target = await check(source, to, onProgress)
+    return { ...result, seconds: (copied - started) / 1000, check: { source: tally, target, seconds: (performance.now() - copied) / 1000 } }
   } finally {
     await source.close()
   }
@@ -111,16 +112,39 @@ async function checkTarget (to: StoreUrl, toUrl: string): Promise<void> {
   if (version > known) throw new CopyInputError(`the target ${redactUrl(toUrl)} is at schema version ${version}, newer than this copy of Plant Store knows (${known}); copy with the newer one`)
 }
 
-async function write (source: Snapshot, toUrl: string, onProgress: CopyOptions['onProgress']): Promise<Omit<CopyResult, 'seconds' | 'check'>> {
+/**
+ * Runs `each` on every page as `pages` yields it, at most `limit` at once, so that the next page
+ * is read while those are under way; the first failure ends it, once the others have settled.
+ */
+async function eachPage<T> (pages: AsyncIterable<T>, limit: number, each: (page: T) => Promise<void>): Promise<void> {
+  const running = new Set<Promise<void>>()
+  try {
+    for await (const page of pages) {
+      const run: Promise<void> = each(page).finally(() => running.delete(run))
+      running.add(run)
+      if (running.size >= limit) await Promise.race(running)
+    }
+    await Promise.all(running)
+  } catch (err) {
+    await Promise.allSettled(running)
+    throw err
+  }
+}
+
+async function write (source: Snapshot, toUrl: string, onProgress: CopyOptions['onProgress']): Promise<Omit<CopyResult, 'seconds' | 'check'> & { tally: Tally }> {
   const store = await openStore(toUrl, { pgPoolSize: PAGES_IN_FLIGHT })
   const counts: Record<CreateOutcome, number> = { created: 0, replayed: 0, conflict: 0 }
   const conflicts: bigint[] = []
   const refused: CopyResult['refused'] = { count: 0, examples: [] }
+  // The snapshot's checksum, taken as its pages go by: the check reads the source only for ids.
+  const snapshot = new Checksum()
   let done = 0
   // Each page is one commit, written as the service writes a batch of creates: a plant the target
   // refuses is counted and the copy goes on; the target failing ends it.
   const commit = async (page: StoredPlant[]): Promise<void> => {
-    const results = await store.createMany(page)
+    const writing = store.createMany(page)
+    snapshot.add(page)
+    const results = await writing
     results.forEach((result, i) => {
       if (typeof result !== 'string') {
         if (refused.count++ < LISTED) refused.examples.push({ id: page[i].id, message: (result.error as Error).message })
@@ -132,45 +156,57 @@ async function write (source: Snapshot, toUrl: string, onProgress: CopyOptions['
     done += page.length
     onProgress?.('copied', done, source.count)
   }
-  const writing = new Set<Promise<void>>()
   try {
-    for await (const page of source.pages(PAGE)) {
-      const written: Promise<void> = commit(page).finally(() => writing.delete(written))
-      writing.add(written)
-      if (writing.size >= PAGES_IN_FLIGHT) await Promise.race(writing)
-    }
-    await Promise.all(writing)
+    await eachPage(source.pages(PAGE), PAGES_IN_FLIGHT, commit)
   } catch (err) {
-    await Promise.allSettled(writing)
     throw new Error(`the target failed: ${(err as Error).message}; what was written is kept, and a re-run finishes the copy`)
   } finally {
     await store.close()
   }
-  return { total: source.count, copied: counts.created, skipped: counts.replayed, conflicts: { count: counts.conflict, ids: conflicts }, refused }
+  return { total: source.count, copied: counts.created, skipped: counts.replayed, conflicts: { count: counts.conflict, ids: conflicts }, refused, tally: snapshot.tally }
 }
 
-/** The snapshot's plants, and the same ids in the target: counts and order-free sums to compare. */
-async function check (source: Snapshot, to: StoreUrl, onProgress: CopyOptions['onProgress']): Promise<CopyResult['check']> {
-  const target = await openSnapshot(to)
-  const tally = { source: { count: 0, sum: 0n }, target: { count: 0, sum: 0n } }
+/** The snapshot's ids in the target: their count and checksum, to compare with the snapshot's. */
+async function check (source: Snapshot, to: StoreUrl, onProgress: CopyOptions['onProgress']): Promise<Tally> {
+  const target = await openSnapshot(to, { readers: PAGES_IN_FLIGHT })
+  const found = new Checksum()
+  let checked = 0
   try {
-    for await (const page of source.pages(PAGE)) {
-      add(tally.source, page)
-      add(tally.target, await target.find(page.map((plant) => plant.id)))
-      onProgress?.('checked', tally.source.count, source.count)
-    }
+    await eachPage(source.ids(PAGE), PAGES_IN_FLIGHT, async (ids) => {
+      found.add(await target.find(ids))
+      checked += ids.length
+      onProgress?.('checked', checked, source.count)
+    })
   } finally {
     await target.close()
   }
-  return tally
+  return found.tally
 }
 
-const UINT64 = 2n ** 64n - 1n
+const HALF = 2 ** 32
 
-/** Adds plants to a tally: its count, and the sum of each plant's SHA-256 (its first 64 bits), modulo 2^64, so that no order changes it. */
-function add (tally: Tally, plants: StoredPlant[]): void {
-  for (const { id, name, tag } of plants) {
-    tally.sum = (tally.sum + hash('sha256', JSON.stringify([String(id), name, tag ?? null]), 'buffer').readBigUInt64BE(0)) & UINT64
-    tally.count++
+/**
+ * An order-free checksum of plants: their count, and the sum of each one's SHA-256 (its first 64
+ * bits) modulo 2^64, kept as two 32-bit halves in plain numbers (a BigInt a plant cost more than
+ * its hash).
+ */
+class Checksum {
+  #count = 0
+  #high = 0
+  #low = 0
+
+  add (plants: StoredPlant[]): void {
+    for (const { id, name, tag } of plants) {
+      const digest = hash('sha256', JSON.stringify([String(id), name, tag ?? null]), 'buffer')
+      this.#low += digest.readUInt32BE(4)
+      this.#high += digest.readUInt32BE(0) + (this.#low >= HALF ? 1 : 0)
+      this.#low %= HALF
+      this.#high %= HALF
+    }
+    this.#count += plants.length
+  }
+
+  get tally (): Tally {
+    return { count: this.#count, sum: BigInt(this.#high) * BigInt(HALF) + BigInt(this.#low) }
   }
 }

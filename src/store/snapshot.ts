@@ -16,14 +16,19 @@ export interface Snapshot {
   readonly count: number
   /** The view's plants in id order, at most `size` at a time. */
   pages: (size: number) => AsyncGenerator<StoredPlant[]>
-  /** The view's plants with these ids, in no order. */
+  /** The view's ids in order, at most `size` at a time. */
+  ids: (size: number) => AsyncGenerator<bigint[]>
+  /**
+   * The plants with these ids, in no order: the view's, or with `readers` above 1, those stored
+   * when it is asked (a stored plant never changes), read on that many connections at once.
+   */
   find: (ids: bigint[]) => Promise<StoredPlant[]>
   close: () => Promise<void>
 }
 
 /** Opens a view of the store; throws, saying why, when there is no Plant Store there to read. */
-export async function openSnapshot (store: StoreUrl): Promise<Snapshot> {
-  return store.kind === 'sqlite' ? sqliteSnapshot(store.path) : await postgresSnapshot(store.url)
+export async function openSnapshot (store: StoreUrl, { readers = 1 }: { readers?: number } = {}): Promise<Snapshot> {
+  return store.kind === 'sqlite' ? sqliteSnapshot(store.path) : await postgresSnapshot(store.url, readers)
 }
 
 /** The schema version a store is at, read without writing anything: 0 where there is no store yet. */
@@ -61,12 +66,17 @@ function sqliteSnapshot (path: string): Snapshot {
   }
   const first = db.prepare<[number], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id LIMIT ?')
   const after = db.prepare<[bigint, number], PlantRow>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?')
+  const firstIds = db.prepare<[number], bigint>('SELECT id FROM plants ORDER BY id LIMIT ?').pluck()
+  const idsAfter = db.prepare<[bigint, number], bigint>('SELECT id FROM plants WHERE id > ? ORDER BY id LIMIT ?').pluck()
   // SQLite's JSON reads integers as 64-bit ones, so ids of any size pass exactly.
   const withIds = db.prepare<[string], PlantRow>('SELECT id, name, tag FROM plants WHERE id IN (SELECT value FROM json_each(?))')
   return {
     count,
     async * pages (size) {
       for (let rows = first.all(size); rows.length > 0; rows = after.all(rows.at(-1)!.id, size)) yield rows.map(plantFromRow)
+    },
+    async * ids (size) {
+      for (let ids = firstIds.all(size); ids.length > 0; ids = idsAfter.all(ids.at(-1)!, size)) yield ids
     },
     find: async (ids) => withIds.all(`[${ids.join(',')}]`).map(plantFromRow),
     async close () {
@@ -75,8 +85,9 @@ function sqliteSnapshot (path: string): Snapshot {
   }
 }
 
-async function postgresSnapshot (url: string): Promise<Snapshot> {
-  const pool = createPool(url, { poolSize: 1 })
+async function postgresSnapshot (url: string, readers: number): Promise<Snapshot> {
+  // The view's own connection, and the readers' beside it.
+  const pool = createPool(url, { poolSize: readers > 1 ? 1 + readers : 1 })
   let client: pg.PoolClient | undefined
   let count: number
   try {
@@ -91,14 +102,19 @@ async function postgresSnapshot (url: string): Promise<Snapshot> {
     throw err
   }
   const view = client
-  const rows = async (text: string, values: unknown[]): Promise<StoredPlant[]> => (await view.query<PlantRow>(text, values)).rows.map(plantFromRow)
+  const rows = async (text: string, values: unknown[], on: pg.Pool | pg.PoolClient = view): Promise<StoredPlant[]> => (await on.query<PlantRow>(text, values)).rows.map(plantFromRow)
+  const ids = async (values: unknown[]): Promise<bigint[]> =>
+    (await view.query<{ id: bigint }>(`SELECT id FROM plants${values.length > 1 ? ' WHERE id > $2' : ''} ORDER BY id LIMIT $1`, values)).rows.map((row) => row.id)
   return {
     count,
     async * pages (size) {
       for (let page = await rows('SELECT id, name, tag FROM plants ORDER BY id LIMIT $1', [size]); page.length > 0;
         page = await rows('SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2', [page.at(-1)!.id, size])) yield page
     },
-    find: async (ids) => await rows('SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])', [ids]),
+    async * ids (size) {
+      for (let page = await ids([size]); page.length > 0; page = await ids([size, page.at(-1)!])) yield page
+    },
+    find: async (ids) => await rows('SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])', [ids], readers > 1 ? pool : view),
     async close () {
       await view.query('ROLLBACK').catch(() => {})
       view.release()
