@@ -18,7 +18,8 @@ import type { Tracing } from './tracing.js'
 const tracer = trace.getTracer('plant-store')
 // A kept request's span and the context that holds it; null on every other request.
 const TRACED = Symbol('traced request')
-// The trace ids of a traced request, kept on its logger (Fastify gives request and reply one).
+// The trace ids of a traced request, kept on its logger (Fastify gives request and reply one):
+// cheaper, measured, than a child logger with them bound or a WeakMap beside the loggers.
 const TRACE_IDS = Symbol('trace ids')
 
 interface Traced { span: Span, context: Context, validated: boolean }
@@ -143,7 +144,7 @@ export function commitTracer (system: string): CommitTracer {
 
 /** How many creates of a commit were created, replayed, conflicted or failed. */
 function outcomes (results: RowResult[]): Record<string, number> {
-  const counts = { created: 0, replayed: 0, conflict: 0, failed: 0 }
-  for (const result of results) counts[typeof result === 'string' ? result : 'failed']++
-  return Object.fromEntries(Object.entries(counts).map(([outcome, count]) => [`plant_store.batch.${outcome}`, count]))
+  const counts = { 'plant_store.batch.created': 0, 'plant_store.batch.replayed': 0, 'plant_store.batch.conflict': 0, 'plant_store.batch.failed': 0 }
+  for (const result of results) counts[`plant_store.batch.${typeof result === 'string' ? result : 'failed'}`]++
+  return counts
 }
