@@ -9,11 +9,11 @@ import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { bulkSqliteStore } from '../../test/helpers/bulk-store.js'
 import { startEmbeddedPostgres } from '../../test/helpers/embedded-postgres.js'
-import { nodeArgsOf } from '../../test/helpers/npm-script.js'
+import { nodeCommandOf } from '../../test/helpers/npm-script.js'
 import { CPUS, fmt, peakRssMiB, pinned, root } from './measure.js'
 
 const PLANTS = 1_000_000
-const SCRIPT = nodeArgsOf(root, 'copy-store')
+const SCRIPT = nodeCommandOf(root, 'copy-store')
 
 export async function benchCopy ({ dir }: { dir: string }): Promise<string> {
   mkdirSync(dir, { recursive: true })
@@ -25,8 +25,8 @@ export async function benchCopy ({ dir }: { dir: string }): Promise<string> {
   try {
     process.stderr.write('copy: SQLite to PostgreSQL\n')
     const began = performance.now()
-    const [command, ...args] = pinned(CPUS.server, [process.execPath, ...SCRIPT, `sqlite:${source}`, pg.url])
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+    const [command, ...args] = pinned(CPUS.server, [process.execPath, ...SCRIPT.args, `sqlite:${source}`, pg.url])
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...SCRIPT.env }, stdio: ['ignore', 'pipe', 'inherit'] })
     let stdout = ''
     child.stdout.on('data', (chunk) => { stdout += chunk })
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
@@ -47,7 +47,7 @@ export async function benchCopy ({ dir }: { dir: string }): Promise<string> {
     return [
       '### Copying a store: SQLite to PostgreSQL',
       '',
-      `\`npm run copy-store\` (\`node ${SCRIPT.map((arg) => arg.startsWith(root) ? relative(root, arg) : arg).join(' ')}\`) on core ${CPUS.server}, from a SQLite file of ${fmt(PLANTS)} plants into an empty embedded PostgreSQL on core(s) ${CPUS.load} (fsync on, synchronous_commit=on). The copy's own report:`,
+      `\`npm run copy-store\` (\`node ${SCRIPT.args.map((arg) => arg.startsWith(root) ? relative(root, arg) : arg).join(' ')}\`) on core ${CPUS.server}, from a SQLite file of ${fmt(PLANTS)} plants into an empty embedded PostgreSQL on core(s) ${CPUS.load} (fsync on, synchronous_commit=on). The copy's own report:`,
       '',
       '```',
       stdout.trim(),

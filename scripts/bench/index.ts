@@ -19,7 +19,7 @@ import { benchJsonParse } from './json.js'
 import { benchJwt } from './jwt.js'
 import { benchSlowDisk } from './slow-disk.js'
 import { benchTraces } from './traces.js'
-import { nodeArgsOf } from '../../test/helpers/npm-script.js'
+import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
 import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -49,8 +49,8 @@ const SCENARIOS: Record<string, Scenario> = {
  * commit's), on a fresh SQLite file unless `env` names a database; pinned to the server's
  * core unless `cpus` says otherwise.
  */
-const service = (env: Record<string, string>, cpus?: string | null, start: string[] = nodeArgsOf(root, 'start')) => async (name: string): Promise<Server> =>
-  await startServer(name, start, { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
+const service = (env: Record<string, string>, cpus?: string | null, start: NodeCommand = nodeCommandOf(root, 'start')) => async (name: string): Promise<Server> =>
+  await startServer(name, start.args, { ...start.env, API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
 const baseline = async (name: string): Promise<Server> => await startServer(name, ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
 
 spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MAX_ENTRIES } from '../../src/security/token-cache.js'
 import { AUDIENCE, startProvider } from '../../test/helpers/identity-provider.js'
-import { nodeArgsOf } from '../../test/helpers/npm-script.js'
+import { nodeCommandOf } from '../../test/helpers/npm-script.js'
 import { CPUS, fmt, measureLoad, median, root, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
 
 // More distinct tokens than the verified-token cache holds, sent in turn: each has left it before
@@ -36,8 +36,9 @@ export async function benchJwt ({ dir, token, rounds, seconds, connections, fres
     mkdirSync(dir, { recursive: true })
     writeFileSync(tokensFile, cold.join('\n') + '\n')
 
+    const start = nodeCommandOf(root, 'start')
     const service = async (name: string, env: Record<string, string>): Promise<Server> =>
-      await startServer(name, nodeArgsOf(root, 'start'), { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `jwt-${name.replace(/\W+/g, '-')}-${Date.now()}.db`)}`, ...env })
+      await startServer(name, start.args, { ...start.env, API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `jwt-${name.replace(/\W+/g, '-')}-${Date.now()}.db`)}`, ...env })
     const scenarios: Array<[string, 'off' | 'on', Partial<LoadSpec>]> = [
       ['static key, JWT checks off', 'off', { token }],
       ['static key', 'on', { token }],

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../test/helpers/embedded-postgres.js'
-import { nodeArgsOf } from '../../test/helpers/npm-script.js'
+import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
 import { statFields } from '../../test/helpers/proc.js'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -26,8 +26,8 @@ export function pinned (cpus: string, command: string[]): string[] {
   return CPUS.pinned ? ['taskset', '-c', cpus, ...command] : command
 }
 
-/** A commit built by its own `npm run build`, and Node's arguments for its `npm start`. */
-export interface BuiltRef { ref: string, start: string[], remove: () => void }
+/** A commit built by its own `npm run build`, and what its `npm start` runs. */
+export interface BuiltRef { ref: string, start: NodeCommand, remove: () => void }
 
 /**
  * Builds a commit, as its own `npm run build` does, in a temp folder: with the repo's node_modules
@@ -46,7 +46,7 @@ export function buildRef (ref: string): BuiltRef {
     remove()
     throw err
   }
-  return { ref, start: nodeArgsOf(tree, 'start'), remove }
+  return { ref, start: nodeCommandOf(tree, 'start'), remove }
 }
 
 export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }

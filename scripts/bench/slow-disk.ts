@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
-import { nodeArgsOf } from '../../test/helpers/npm-script.js'
+import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
 import { CPUS, fmt, measure, median, peakRssMiB, root, startServer, type BuiltRef } from './measure.js'
 
 const FSYNC_DELAY_US = 5000
@@ -38,7 +38,7 @@ interface Row { rps: number, p50: number, p99: number, healthzP99: number, cpuUs
 
 export async function benchSlowDisk ({ token, connections, seconds, rounds, dir, freshIds, before }: SlowDiskOptions): Promise<string> {
   if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'strace', 'strace', 'the bench\'s slow-disk section'], { stdio: 'inherit' }).status !== 0) return ''
-  const codes: Record<string, string[]> = { 'this code': nodeArgsOf(root, 'start') }
+  const codes: Record<string, NodeCommand> = { 'this code': nodeCommandOf(root, 'start') }
   if (before !== undefined) codes[`before (${before.ref})`] = before.start
   const runs: Record<string, Row[]> = {}
   for (let round = 1; round <= rounds; round++) {
@@ -47,7 +47,7 @@ export async function benchSlowDisk ({ token, connections, seconds, rounds, dir,
         const name = `${code}, ${disk}`
         process.stderr.write(`round ${round}/${rounds}: ${name}\n`)
         const env = { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `slow-${round}-${Object.keys(runs).length}.db`)}` }
-        const instance = await startServer(name, start, env, CPUS.server, [...wrapper])
+        const instance = await startServer(name, start.args, { ...start.env, ...env }, CPUS.server, [...wrapper])
         // strace forks Node: the pid to read, and to stop, is its child's. strace ends with it.
         const pid = wrapper.length === 0 ? instance.child.pid! : Number(execFileSync('pgrep', ['-P', String(instance.child.pid)], { encoding: 'utf8' }).trim())
         try {
