@@ -22,7 +22,8 @@ const TRACED = Symbol('traced request')
 // cheaper, measured, than a child logger with them bound or a WeakMap beside the loggers.
 const TRACE_IDS = Symbol('trace ids')
 
-interface Traced { span: Span, context: Context, validated: boolean }
+// Where a kept request is: at its guard, past it (its body being read and checked), or at its handler.
+interface Traced { span: Span, context: Context, at: 'guard' | 'validation' | 'handler' }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,7 +50,7 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
     app.addHook('onRequest', (request, _reply, next) => {
       const kept = tracing.arrive(request)
       if (kept !== undefined) {
-        request[TRACED] = { ...kept, validated: false }
+        request[TRACED] = { ...kept, at: 'guard' }
         const { traceId, spanId } = kept.span.spanContext()
         ;(request.log as { [TRACE_IDS]?: object })[TRACE_IDS] = { trace_id: traceId, span_id: spanId }
       }
@@ -78,6 +79,7 @@ export const guardTracer: GuardTracer = {
     if (traced === null) return notTraced
     return (outcome, kind) => {
       traced.span.addEvent('bearer guard', { 'plant_store.auth.outcome': outcome, 'plant_store.auth.token_kind': kind })
+      if (outcome === 'accepted') traced.at = 'validation'
     }
   }
 }
@@ -91,15 +93,16 @@ export function traceValidation (app: FastifyInstance): void {
   app.addHook('preHandler', (request, _reply, next) => {
     const traced = request[TRACED]
     if (traced === null) return next()
-    traced.validated = true
+    traced.at = 'handler'
     traced.span.addEvent('validation', { 'plant_store.validation.outcome': 'valid' })
     context.with(traced.context, next)
   })
   app.addHook('onError', (request, _reply, error, next) => {
     const traced = request[TRACED]
-    // A client's error past the guard and before the handler is the body's: unreadable, or invalid.
+    // A client's error past the guard (and its rate limit) and before the handler is the body's:
+    // unreadable, or invalid.
     const status = (error as { statusCode?: number }).statusCode ?? 500
-    if (traced !== null && !traced.validated && status < 500 && request.credential !== null) {
+    if (traced !== null && traced.at === 'validation' && status < 500) {
       traced.span.addEvent('validation', { 'plant_store.validation.outcome': 'invalid', 'error.type': String(status) })
     }
     next()

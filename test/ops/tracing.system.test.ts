@@ -156,6 +156,18 @@ t.test('rejections are error spans, cheap ones; no attribute holds a token, its 
   }
 })
 
+t.test('a request past its rate limit is its guard\'s refusal, not its body\'s', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create } = await tracedService(t, receiver, { RATE_LIMIT_PER_MINUTE: '1' })
+  t.equal((await create()).status, 200)
+  t.equal((await create()).status, 429)
+  await receiver.waitFor(() => byName(receiver.spans, 'POST /plants').length === 2, 'both requests')
+  const limited = byName(receiver.spans, 'POST /plants').find((span) => span.attributes['http.response.status_code'] === 429)!
+  t.same(limited.events.map((event) => event.name), ['bearer guard'], 'the guard\'s event alone')
+  t.match(limited.events[0].attributes, { 'plant_store.auth.outcome': 'rate_limited', 'plant_store.auth.token_kind': 'static' })
+  t.equal(limited.status, 2, 'an error span')
+})
+
 t.test('with PostgreSQL, the statements are spans under the commit span', async (t) => {
   const receiver = await startReceiver(t)
   const { create } = await tracedService(t, receiver, { DATABASE_URL: await freshDatabaseUrl() })
