@@ -64,20 +64,15 @@ function sqliteSnapshot (path: string): Snapshot {
     db.close()
     throw err
   }
-  const first = db.prepare<[number], PlantRow>('SELECT id, name, tag FROM plants ORDER BY id LIMIT ?')
-  const after = db.prepare<[bigint, number], PlantRow>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?')
-  const firstIds = db.prepare<[number], bigint>('SELECT id FROM plants ORDER BY id LIMIT ?').pluck()
-  const idsAfter = db.prepare<[bigint, number], bigint>('SELECT id FROM plants WHERE id > ? ORDER BY id LIMIT ?').pluck()
   // SQLite's JSON reads integers as 64-bit ones, so ids of any size pass exactly.
   const withIds = db.prepare<[string], PlantRow>('SELECT id, name, tag FROM plants WHERE id IN (SELECT value FROM json_each(?))')
   return {
     count,
-    async * pages (size) {
-      for (let rows = first.all(size); rows.length > 0; rows = after.all(rows.at(-1)!.id, size)) yield rows.map(plantFromRow)
-    },
-    async * ids (size) {
-      for (let ids = firstIds.all(size); ids.length > 0; ids = idsAfter.all(ids.at(-1)!, size)) yield ids
-    },
+    ...inIdOrder(async function * <Row extends { id: bigint }>(columns: string, size: number) {
+      const first = db.prepare<[number], Row>(`SELECT ${columns} FROM plants ORDER BY id LIMIT ?`)
+      const after = db.prepare<[bigint, number], Row>(`SELECT ${columns} FROM plants WHERE id > ? ORDER BY id LIMIT ?`)
+      for (let rows = first.all(size); rows.length > 0; rows = after.all(rows.at(-1)!.id, size)) yield rows
+    }),
     find: async (ids) => withIds.all(`[${ids.join(',')}]`).map(plantFromRow),
     async close () {
       db.close()
@@ -102,23 +97,34 @@ async function postgresSnapshot (url: string, readers: number): Promise<Snapshot
     throw err
   }
   const view = client
-  const rows = async (text: string, values: unknown[], on: pg.Pool | pg.PoolClient = view): Promise<StoredPlant[]> => (await on.query<PlantRow>(text, values)).rows.map(plantFromRow)
-  const ids = async (values: unknown[]): Promise<bigint[]> =>
-    (await view.query<{ id: bigint }>(`SELECT id FROM plants${values.length > 1 ? ' WHERE id > $2' : ''} ORDER BY id LIMIT $1`, values)).rows.map((row) => row.id)
   return {
     count,
-    async * pages (size) {
-      for (let page = await rows('SELECT id, name, tag FROM plants ORDER BY id LIMIT $1', [size]); page.length > 0;
-        page = await rows('SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2', [page.at(-1)!.id, size])) yield page
-    },
-    async * ids (size) {
-      for (let page = await ids([size]); page.length > 0; page = await ids([size, page.at(-1)!])) yield page
-    },
-    find: async (ids) => await rows('SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])', [ids], readers > 1 ? pool : view),
+    ...inIdOrder(async function * <Row extends { id: bigint }>(columns: string, size: number) {
+      const read = async (after?: bigint): Promise<Row[]> => (after === undefined
+        ? await view.query<Row>(`SELECT ${columns} FROM plants ORDER BY id LIMIT $1`, [size])
+        : await view.query<Row>(`SELECT ${columns} FROM plants WHERE id > $2 ORDER BY id LIMIT $1`, [size, after])).rows
+      for (let rows = await read(); rows.length > 0; rows = await read(rows.at(-1)!.id)) yield rows
+    }),
+    find: async (ids) => (await (readers > 1 ? pool : view).query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])', [ids])).rows.map(plantFromRow),
     async close () {
       await view.query('ROLLBACK').catch(() => {})
       view.release()
       await pool.end()
+    }
+  }
+}
+
+/** Reads a view's rows of some columns in id order, `size` at a time (keyset paging: after the last id seen). */
+type RowsInIdOrder = <Row extends { id: bigint }>(columns: string, size: number) => AsyncGenerator<Row[]>
+
+/** A view's plants and its ids, page by page, as its store reads rows in id order. */
+function inIdOrder (rows: RowsInIdOrder): Pick<Snapshot, 'pages' | 'ids'> {
+  return {
+    async * pages (size) {
+      for await (const page of rows<PlantRow>('id, name, tag', size)) yield page.map(plantFromRow)
+    },
+    async * ids (size) {
+      for await (const page of rows<{ id: bigint }>('id', size)) yield page.map((row) => row.id)
     }
   }
 }
