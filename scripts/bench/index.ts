@@ -1,4 +1,4 @@
-// npm run bench: performance figures, never part of npm test. Loopback only, about a quarter of an hour.
+// npm run bench: performance figures, never part of npm test. Loopback only, five rounds (at three, a full run took about a quarter of an hour).
 // Each server runs alone on core 0; wrk (and PostgreSQL) on the other cores. The headline is the
 // server's own CPU time per request, which a load generator that cannot keep up does not skew.
 //   BENCH_ROUNDS (5)    rounds, each running every variant back to back, so drift hits all alike
@@ -20,7 +20,7 @@ import { benchJwt } from './jwt.js'
 import { benchSlowDisk } from './slow-disk.js'
 import { benchTraces } from './traces.js'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
-import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
+import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, spread, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -134,7 +134,7 @@ async function benchHttp (): Promise<string> {
   // Within a round the variants ran back to back: take each round's ratio, then the median.
   const ratio = (scenario: string, name: string, over = BASELINE): string => {
     const ratios = runs[scenario][name].map((r, i) => runs[scenario][over][i].cpuUsPerRequest / r.cpuUsPerRequest)
-    return `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
+    return spread(ratios)
   }
   const services = [DEFAULTS, WARN, ...(before === undefined ? [] : [BEFORE_DEFAULTS, BEFORE_WARN])]
   const headline = [
@@ -160,7 +160,7 @@ async function benchHttp (): Promise<string> {
     ...Object.keys(SCENARIOS).map((scenario) => {
       const deltas = runs[scenario][withIt].map((r, i) => r.cpuUsPerRequest - runs[scenario][without][i].cpuUsPerRequest)
       const ratios = runs[scenario][withIt].map((r, i) => r.cpuUsPerRequest / runs[scenario][without][i].cpuUsPerRequest)
-      return `| ${scenario} | ${fmt(cpuOf(scenario, without), 1)} | ${fmt(cpuOf(scenario, withIt), 1)} | ${fmt(median(deltas), 1)} (${fmt(Math.min(...deltas), 1)} to ${fmt(Math.max(...deltas), 1)}) | ${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}) |`
+      return `| ${scenario} | ${fmt(cpuOf(scenario, without), 1)} | ${fmt(cpuOf(scenario, withIt), 1)} | ${fmt(median(deltas), 1)} (${fmt(Math.min(...deltas), 1)} to ${fmt(Math.max(...deltas), 1)}) | ${spread(ratios)} |`
     })
   ]
   return [

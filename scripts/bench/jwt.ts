@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { MAX_ENTRIES } from '../../src/security/token-cache.js'
 import { AUDIENCE, startProvider } from '../../test/helpers/identity-provider.js'
 import { nodeCommandOf } from '../../test/helpers/npm-script.js'
-import { CPUS, fmt, measureLoad, median, root, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
+import { CPUS, fmt, measureLoad, median, root, spread, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
 
 // More distinct tokens than the verified-token cache holds, sent in turn: each has left it before
 // it comes again, so every request is a cold one.
@@ -67,7 +67,7 @@ export async function benchJwt ({ dir, token, rounds, seconds, connections, fres
     // Within a round the scenarios ran on one process back to back: each round's ratio, then the median.
     const ratio = (name: string, over: string) => {
       const ratios = runs[name].map((r, i) => r.cpuUsPerRequest / runs[over][i].cpuUsPerRequest)
-      return `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
+      return spread(ratios)
     }
     return [
       '### JWT access tokens: server CPU per create',

@@ -206,4 +206,6 @@ export async function measureLoad (server: Server, load: LoadSpec, seconds: numb
 }
 
 export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+/** Ratios as the bench prints them: their median, and their range in brackets. */
+export const spread = (ratios: number[]): string => `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
 export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })

@@ -4,7 +4,7 @@
 // of the rounds'. BENCH_BEFORE's code runs the same four beside this code's.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fmt, measureLoad, median, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
+import { fmt, measureLoad, median, spread, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
 
 export interface TracesBenchOptions {
   /** A server of the code (`before`: the code before) with these variables, at LOG_LEVEL=warn. */
@@ -24,9 +24,6 @@ const SAMPLINGS: Record<string, Record<string, string>> = {
   '1 in 10 kept': { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
   'every request kept': {}
 }
-
-/** The ratio's median and range, as the section prints them. */
-const spread = (ratios: number[]): string => `**${fmt(median(ratios), 2)}×** (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
 
 export async function benchTraces ({ service, before, token, rounds, seconds, connections, freshIds }: TracesBenchOptions): Promise<string> {
   // A collector that takes every export and keeps nothing.
@@ -64,7 +61,7 @@ export async function benchTraces ({ service, before, token, rounds, seconds, co
   const table = [
     `| creates, LOG_LEVEL=warn | ${codes.map((code) => `${code}: µs/create | over traces off`).join(' | ')} |`,
     `| --- |${' ---: | ---: |'.repeat(codes.length)}`,
-    ...Object.keys(SAMPLINGS).map((sampling) => `| ${sampling} | ${codes.map((code) => `${fmt(median(cpu(code, sampling)), 1)} | ${sampling === OFF ? '1.00×' : spread(over(code, sampling, code))}`).join(' | ')} |`)
+    ...Object.keys(SAMPLINGS).map((sampling) => `| ${sampling} | ${codes.map((code) => `${fmt(median(cpu(code, sampling)), 1)} | ${sampling === OFF ? '1.00×' : `**${spread(over(code, sampling, code))}**`}`).join(' | ')} |`)
   ]
   return [
     '### Traces: what tracing costs a create',
@@ -75,6 +72,6 @@ export async function benchTraces ({ service, before, token, rounds, seconds, co
     '',
     ...(codes.length === 1
       ? []
-      : [`This code over ${codes[1]}, µs per create, median of the rounds' ratios (range): ${Object.keys(SAMPLINGS).map((sampling) => `${sampling} ${spread(over(codes[0], sampling, codes[1], sampling))}`).join(', ')}.`, ''])
+      : [`This code over ${codes[1]}, µs per create, median of the rounds' ratios (range): ${Object.keys(SAMPLINGS).map((sampling) => `${sampling} **${spread(over(codes[0], sampling, codes[1], sampling))}**`).join(', ')}.`, ''])
   ].join('\n')
 }
