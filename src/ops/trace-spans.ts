@@ -5,12 +5,13 @@ import type { CommitTracer } from '../store/group-commit.js'
 import type { RowResult } from '../store/store.js'
 import type { Tracing } from './tracing.js'
 
-// The request's span, and what shows where its time went: events on it as each part ends (the
-// bearer guard, with its outcome; validation, the body read and checked; the handler's answer
-// is the rest, to the span's end), and the group commit, which serves many requests and so is a
-// span of its own, linked to each create it holds, and they to it. Every log line of a traced
-// request carries its trace_id and span_id. Attributes name outcomes and kinds, never a token, its
-// hash, or a body.
+// The request's span, and what shows where its time went: attributes on it as each part ends,
+// its outcome and how long it took (the bearer guard; validation, the body read and checked; the
+// handler and its answer are the rest, to the span's end), and the group commit, which serves many
+// requests and so is a span of its own, linked to each create it holds, and they to it. Timed
+// attributes, not events: an event is four objects more a kept span holds until its export, and
+// measured dearer (docs/performance.md, "Traces"). Every log line of a traced request carries its
+// trace_id and span_id. Attributes name outcomes, kinds and times, never a token, its hash, or a body.
 //
 // A request the sampler dropped has no span: each hook here finds none on it and returns, and
 // nothing else is done for it (no context, no closure, no span that records nothing).
@@ -18,17 +19,26 @@ import type { Tracing } from './tracing.js'
 const tracer = trace.getTracer('plant-store')
 // A kept request's span and the context that holds it; null on every other request.
 const TRACED = Symbol('traced request')
-// The trace ids of a traced request, kept on its logger (Fastify gives request and reply one):
-// cheaper, measured, than a child logger with them bound or a WeakMap beside the loggers.
-const TRACE_IDS = Symbol('trace ids')
+// A traced request's span, kept on its logger (Fastify gives request and reply one) for the lines
+// it writes: cheaper, measured, than a child logger with its ids bound or a WeakMap beside the loggers.
+const LOGGED_SPAN = Symbol('logged span')
 
-// Where a kept request is: at its guard, past it (its body being read and checked), or at its handler.
-interface Traced { span: Span, context: Context, at: 'guard' | 'validation' | 'handler' }
+// Where a kept request is (at its guard, past it with its body being read and checked, or at its
+// handler), and when its last part ended (performance.now()).
+interface Traced { span: Span, context: Context, at: 'guard' | 'validation' | 'handler', since: number }
 
 declare module 'fastify' {
   interface FastifyRequest {
     [TRACED]: Traced | null
   }
+}
+
+/** A part's time: the milliseconds since the part before it ended (or the span began). */
+function lap (traced: Traced): number {
+  const now = performance.now()
+  const ms = now - traced.since
+  traced.since = now
+  return ms
 }
 
 /** What an untraced request's guard ends with: nothing. */
@@ -39,7 +49,10 @@ const notTraced = (): void => {}
  * request's logger only when a line is written, so a request that logs nothing pays nothing.
  */
 export function traceIds (_line: object, _level: number, logger: object): object {
-  return (logger as { [TRACE_IDS]?: object })[TRACE_IDS] ?? {}
+  const span = (logger as { [LOGGED_SPAN]?: Span })[LOGGED_SPAN]
+  if (span === undefined) return {}
+  const { traceId, spanId } = span.spanContext()
+  return { trace_id: traceId, span_id: spanId }
 }
 
 /** The root: each request's span, from its arrival to its answer's end, and the logs joined to it. */
@@ -50,9 +63,8 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
     app.addHook('onRequest', (request, _reply, next) => {
       const kept = tracing.arrive(request)
       if (kept !== undefined) {
-        request[TRACED] = { ...kept, at: 'guard' }
-        const { traceId, spanId } = kept.span.spanContext()
-        ;(request.log as { [TRACE_IDS]?: object })[TRACE_IDS] = { trace_id: traceId, span_id: spanId }
+        request[TRACED] = { span: kept.span, context: kept.context, at: 'guard', since: performance.now() }
+        ;(request.log as { [LOGGED_SPAN]?: Span })[LOGGED_SPAN] = kept.span
       }
       next()
     })
@@ -72,29 +84,29 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   return plugin
 }
 
-/** The bearer guard's end: an event with its outcome and the kind of token. */
+/** The bearer guard's end: its outcome, the kind of token, its time. */
 export const guardTracer: GuardTracer = {
   start (request) {
     const traced = request[TRACED]
     if (traced === null) return notTraced
     return (outcome, kind) => {
-      traced.span.addEvent('bearer guard', { 'plant_store.auth.outcome': outcome, 'plant_store.auth.token_kind': kind })
+      traced.span.setAttribute('plant_store.auth.outcome', outcome).setAttribute('plant_store.auth.token_kind', kind).setAttribute('plant_store.auth.duration_ms', lap(traced))
       if (outcome === 'accepted') traced.at = 'validation'
     }
   }
 }
 
 /**
- * Validation's end, in the API's scope: an event as the handler starts (the body read, parsed and
- * checked) or as the request fails before it; and the handler run in the request's context, so
- * that its create finds the span to link its commit to.
+ * Validation's end, in the API's scope: its outcome and time as the handler starts (the body read,
+ * parsed and checked) or as the request fails before it; and the handler run in the request's
+ * context, so that its create finds the span to link its commit to.
  */
 export function traceValidation (app: FastifyInstance): void {
   app.addHook('preHandler', (request, _reply, next) => {
     const traced = request[TRACED]
     if (traced === null) return next()
     traced.at = 'handler'
-    traced.span.addEvent('validation', { 'plant_store.validation.outcome': 'valid' })
+    traced.span.setAttribute('plant_store.validation.outcome', 'valid').setAttribute('plant_store.validation.duration_ms', lap(traced))
     context.with(traced.context, next)
   })
   app.addHook('onError', (request, _reply, error, next) => {
@@ -103,7 +115,7 @@ export function traceValidation (app: FastifyInstance): void {
     // unreadable, or invalid.
     const status = (error as { statusCode?: number }).statusCode ?? 500
     if (traced !== null && traced.at === 'validation' && status < 500) {
-      traced.span.addEvent('validation', { 'plant_store.validation.outcome': 'invalid', 'error.type': String(status) })
+      traced.span.setAttribute('plant_store.validation.outcome', 'invalid').setAttribute('plant_store.validation.duration_ms', lap(traced))
     }
     next()
   })
@@ -147,7 +159,13 @@ export function commitTracer (system: string): CommitTracer {
 
 /** How many creates of a commit were created, replayed, conflicted or failed. */
 function outcomes (results: RowResult[]): Record<string, number> {
-  const counts = { 'plant_store.batch.created': 0, 'plant_store.batch.replayed': 0, 'plant_store.batch.conflict': 0, 'plant_store.batch.failed': 0 }
-  for (const result of results) counts[`plant_store.batch.${typeof result === 'string' ? result : 'failed'}`]++
-  return counts
+  let created = 0
+  let replayed = 0
+  let conflict = 0
+  for (const result of results) {
+    if (result === 'created') created++
+    else if (result === 'replayed') replayed++
+    else if (result === 'conflict') conflict++
+  }
+  return { 'plant_store.batch.created': created, 'plant_store.batch.replayed': replayed, 'plant_store.batch.conflict': conflict, 'plant_store.batch.failed': results.length - created - replayed - conflict }
 }

@@ -1,4 +1,4 @@
-import { createContextKey, createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context, type DiagLogger, type Link, type MeterProvider, type Span, type Tracer } from '@opentelemetry/api'
+import { createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context, type DiagLogger, type Link, type MeterProvider, type Span, type Tracer } from '@opentelemetry/api'
 import { getNumberFromEnv } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -33,9 +33,6 @@ const UNTRACED = /^\/(healthz|readyz)(\?|$)/
 const NO_ATTRIBUTES: Attributes = Object.freeze({})
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[]
 
-/** A request's verdict, carried in its context for the SDK's sampler. */
-const VERDICT = createContextKey('plant-store sampling verdict')
-
 /** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
 function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
   const root = name.endsWith('always_off') ? new AlwaysOffSampler() : name.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(ratio) : new AlwaysOnSampler()
@@ -43,15 +40,16 @@ function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
 }
 
 /**
- * The SDK's sampler: a request's span takes the verdict it arrived with; any other span (a group
- * commit's, made only when a kept create is in it, and its statements) follows its parent, and as
- * a root is sampled.
+ * The SDK's sampler: a request's span takes the verdict it arrived with (set for the one startSpan
+ * call that makes it); any other span (a group commit's, made only when a kept create is in it,
+ * and its statements) follows its parent, and as a root is sampled.
  */
 class VerdictSampler implements Sampler {
   readonly #otherwise = new ParentBasedSampler({ root: new AlwaysOnSampler() })
+  verdict: SamplingResult | undefined
 
   shouldSample (...args: Parameters<Sampler['shouldSample']>): SamplingResult {
-    return (args[0].getValue(VERDICT) as SamplingResult | undefined) ?? this.#otherwise.shouldSample(...args)
+    return this.verdict ?? this.#otherwise.shouldSample(...args)
   }
 
   toString (): string {
@@ -120,6 +118,7 @@ export class Tracing {
   readonly #sdk: NodeSDK
   readonly #sampler: Sampler
   readonly #ids = new JudgedIds()
+  readonly #verdicts = new VerdictSampler()
   readonly #tracer: Tracer
   #lost: LostSpans | undefined
 
@@ -128,7 +127,7 @@ export class Tracing {
     this.#sampler = samplerOf(config.sampler)
     this.#sdk = new NodeSDK({
       serviceName: config.serviceName,
-      sampler: new VerdictSampler(),
+      sampler: this.#verdicts,
       idGenerator: this.#ids,
       spanProcessors: [spanProcessor(config, lostSpansMeter(() => this.#lost))],
       instrumentations: store,
@@ -154,13 +153,17 @@ export class Tracing {
       // Fastify 5 builds routeOptions anew at each read: once, and for a kept request only.
       const route = request.routeOptions.url
       // HTTP semantic conventions: a server span is named by its method and route template.
-      const span = this.#tracer.startSpan(route === undefined ? request.method : `${request.method} ${route}`, {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': request.method, 'url.path': request.url.split('?', 1)[0], ...(route !== undefined && { 'http.route': route }) }
-      }, parent.setValue(VERDICT, verdict))
+      this.#verdicts.verdict = verdict
+      const span = this.#tracer.startSpan(route === undefined ? request.method : `${request.method} ${route}`, { kind: SpanKind.SERVER }, parent)
+      // Set on the span, not passed to startSpan, which checks and copies them twice: the verdict
+      // that could have read them is already made.
+      const query = request.url.indexOf('?')
+      span.setAttribute('http.request.method', request.method).setAttribute('url.path', query === -1 ? request.url : request.url.slice(0, query))
+      if (route !== undefined) span.setAttribute('http.route', route)
       return { span, context: trace.setSpan(parent, span) }
     } finally {
       this.#ids.judged = undefined
+      this.#verdicts.verdict = undefined
     }
   }
 
