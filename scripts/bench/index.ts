@@ -50,8 +50,8 @@ const SCENARIOS: Record<string, Scenario> = {
  * core unless `cpus` says otherwise.
  */
 const service = (env: Record<string, string>, cpus?: string | null, start: NodeCommand = nodeCommandOf(root, 'start')) => async (name: string): Promise<Server> =>
-  await startServer(name, start.args, { ...start.env, API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
-const baseline = async (name: string): Promise<Server> => await startServer(name, ['--import', 'tsx', 'scripts/bench/baseline.ts'], {})
+  await startServer(name, start, { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
+const baseline = async (name: string): Promise<Server> => await startServer(name, { env: {}, args: ['--import', 'tsx', 'scripts/bench/baseline.ts'] }, {})
 
 spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
 // An older commit, built beside this one, to measure a change within one run.

@@ -38,7 +38,7 @@ export async function benchJwt ({ dir, token, rounds, seconds, connections, fres
 
     const start = nodeCommandOf(root, 'start')
     const service = async (name: string, env: Record<string, string>): Promise<Server> =>
-      await startServer(name, start.args, { ...start.env, API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `jwt-${name.replace(/\W+/g, '-')}-${Date.now()}.db`)}`, ...env })
+      await startServer(name, start, { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `jwt-${name.replace(/\W+/g, '-')}-${Date.now()}.db`)}`, ...env })
     const scenarios: Array<[string, 'off' | 'on', Partial<LoadSpec>]> = [
       ['static key, JWT checks off', 'off', { token }],
       ['static key', 'on', { token }],

@@ -52,16 +52,17 @@ export function buildRef (ref: string): BuiltRef {
 export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }
 
 /**
- * Starts a server on its own core (null: unpinned) and times it from spawn to its first answered
- * request. `wrapper` runs Node under another command (strace).
+ * Starts a server, run as `script` (an npm script's, nodeCommandOf) with `env` besides, on its
+ * own core (null: unpinned) and times it from spawn to its first answered request. `wrapper` runs
+ * Node under another command (strace).
  */
-export async function startServer (name: string, args: string[], env: Record<string, string>, cpus: string | null = CPUS.server, wrapper: string[] = []): Promise<Server> {
+export async function startServer (name: string, script: NodeCommand, env: Record<string, string>, cpus: string | null = CPUS.server, wrapper: string[] = []): Promise<Server> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const began = performance.now()
-  const node = [...wrapper, process.execPath, ...args]
+  const node = [...wrapper, process.execPath, ...script.args]
   const [command, ...rest] = cpus === null ? node : pinned(cpus, node)
-  const child = spawn(command, rest, { cwd: root, env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' })
+  const child = spawn(command, rest, { cwd: root, env: { PATH: process.env.PATH, ...script.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' })
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
     try {

@@ -47,7 +47,7 @@ export async function benchSlowDisk ({ token, connections, seconds, rounds, dir,
         const name = `${code}, ${disk}`
         process.stderr.write(`round ${round}/${rounds}: ${name}\n`)
         const env = { API_TOKENS: token, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, `slow-${round}-${Object.keys(runs).length}.db`)}` }
-        const instance = await startServer(name, start.args, { ...start.env, ...env }, CPUS.server, [...wrapper])
+        const instance = await startServer(name, start, env, CPUS.server, [...wrapper])
         // strace forks Node: the pid to read, and to stop, is its child's. strace ends with it.
         const pid = wrapper.length === 0 ? instance.child.pid! : Number(execFileSync('pgrep', ['-P', String(instance.child.pid)], { encoding: 'utf8' }).trim())
         try {

@@ -26,7 +26,7 @@ const OFF_BY_DEFAULT = ['jose', 'prom-client', '@fastify/cors', '@fastify/rate-l
 /** The service from the bundle, recording the modules it loads; once in each `dir`. */
 function startBundle (t: Test, env: Record<string, string>, dir = t.testdir()) {
   const record = join(dir, 'modules.txt')
-  const server = startServer(t, { ...SCRIPT.env, RECORD_MODULES_TO: record, ...env }, dir, ['--import', RECORDER], SCRIPT.args)
+  const server = startServer(t, { RECORD_MODULES_TO: record, ...env }, dir, ['--import', RECORDER], SCRIPT)
   // The bundle's libraries, named in the chunks it loaded; the rest, by their files.
   const libraries = () => {
     const modules = readFileSync(record, 'utf8').split('\n')
@@ -78,7 +78,7 @@ t.test('the bundle serves the API, its docs and its document, and a 200 is store
   for (const library of OFF_BY_DEFAULT) t.notOk(loaded(library), `off: no ${library}`)
 
   // Stored: a restart on the same file refuses the same id with a different name.
-  const again = startServer(t, { ...SCRIPT.env, ...env }, dir, [], SCRIPT.args)
+  const again = startServer(t, env, dir, [], SCRIPT)
   const conflict = await postPlant((await again.listening).url, TOKEN, '{"id":9007199254740993,"name":"Fern"}')
   t.equal(conflict.status, 409)
   await conflict.arrayBuffer()
