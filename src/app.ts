@@ -54,10 +54,10 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
   app.setNotFoundHandler(notFoundHandler)
 
   // prom-client is loaded only when metrics are on: it is a good part of a start-up otherwise.
-  const metrics = ops.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics()
+  const metrics = ops.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics({ maxPendingCreates: storeConfig.maxPending, maxEventLoopDelayMs: http.maxEventLoopDelay })
   if (tracing !== undefined) {
     tracing.logTo(app.log)
-    if (metrics !== undefined) tracing.countLost(metrics.lostSpans)
+    if (metrics !== undefined) tracing.countLost(metrics.lostSpans())
     // First, so that the request's span starts before every other hook runs.
     await app.register(spans!.tracePlugin(tracing))
   }

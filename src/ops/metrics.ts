@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { totalmem } from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import client from 'prom-client'
 import type { OpsConfig } from './config.js'
+import { OWN_CODE_PREFIX } from '../errors.js'
 import type { JwtGuardObserver } from '../security/auth.js'
 import type { KeySetObserver } from '../security/jwks.js'
 import type { StoreObserver } from '../store/group-commit.js'
@@ -20,6 +23,16 @@ declare module 'fastify' {
 
 // The route label of a request that matched no route: never its raw URL, which anyone can vary.
 const UNMATCHED = 'unmatched'
+// The reason of a 503 that is not one of the service's own errors.
+const OTHER = 'other'
+
+/** The bounds the service sheds or refuses at, exported beside what they bound, so that alerts compare the two whatever is configured. */
+export interface Limits {
+  /** MAX_PENDING_CREATES. */
+  maxPendingCreates: number
+  /** MAX_EVENT_LOOP_DELAY_MS; 0: no shedding. */
+  maxEventLoopDelayMs: number
+}
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 export class Metrics {
@@ -66,6 +79,13 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  readonly #unavailable = new client.Counter({
+    name: 'plant_store_unavailable_total',
+    help: 'Requests answered 503, by route template and reason: store_busy (MAX_PENDING_CREATES creates were waiting), store_timeout, store_unavailable, overloaded (event-loop lag past MAX_EVENT_LOOP_DELAY_MS), keys_unavailable (the identity provider\'s keys), shutting_down, or other.',
+    labelNames: ['route', 'reason'] as const,
+    registers: [this.registry]
+  })
+
   readonly #jwts = new client.Counter({
     name: 'plant_store_jwt_total',
     help: 'Identity-provider access tokens judged, by outcome: accepted, insufficient_scope (403), unavailable (503: the keys could not be fetched), or why one was refused (401): oversize, malformed, disallowed_algorithm, unknown_key, bad_signature, expired, not_yet_valid, bad_claims.',
@@ -87,8 +107,11 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  /** What tracing reports lost spans to. */
-  readonly lostSpans: LostSpans = (count, reason) => this.#lostSpans.inc({ reason }, count)
+  /** What tracing reports lost spans to; with traces on, the count of dropped spans is exported from 0. */
+  lostSpans (): LostSpans {
+    this.#lostSpans.inc({ reason: 'queue_full' }, 0)
+    return (count, reason) => this.#lostSpans.inc({ reason }, count)
+  }
 
   /** What the bearer guard reports each JWT's outcome to. */
   readonly jwt: JwtGuardObserver = (outcome) => this.#jwts.inc({ outcome })
@@ -109,16 +132,31 @@ export class Metrics {
     waited: (seconds) => this.#waits.observe(seconds)
   }
 
-  constructor () {
+  constructor ({ maxPendingCreates, maxEventLoopDelayMs }: Limits) {
     // Process metrics: memory, CPU, event-loop lag, GC, handles.
     client.collectDefaultMetrics({ register: this.registry })
     for (const outcome of ['created', 'replayed', 'conflict']) this.#creates.inc({ outcome }, 0)
+    const limit = (name: string, help: string, value: number) => new client.Gauge({ name, help, registers: [this.registry] }).set(value)
+    limit('plant_store_pending_creates_limit', 'MAX_PENDING_CREATES: past this many creates waiting for a commit, a create is refused with 503.', maxPendingCreates)
+    limit('plant_store_event_loop_delay_limit_seconds', 'MAX_EVENT_LOOP_DELAY_MS, in seconds: past this event-loop lag, API requests are shed with 503; 0 when shedding is off.', maxEventLoopDelayMs / 1000)
+    // Node reads the cgroup's limit (a container's); with none, the machine's memory is the bound.
+    const constrained = process.constrainedMemory()
+    limit('plant_store_memory_limit_bytes', 'The memory the process may use before it is killed: its cgroup\'s (container\'s) limit, or the machine\'s memory when it has none.', constrained > 0 && constrained < totalmem() ? constrained : totalmem())
+    limit('plant_store_heap_limit_bytes', 'V8\'s heap limit: past it, the process aborts with "JavaScript heap out of memory".', getHeapStatistics().heap_size_limit)
   }
 
   /** Counts every answered request on `app`, and serves /metrics on its own listener while `app` runs. */
   serve (app: FastifyInstance, config: Pick<OpsConfig, 'metricsPort' | 'metricsHost'>): void {
     app.addHook('onResponse', (request, reply, done) => {
       this.#requests.observe({ method: request.method, route: request.routeOptions.url ?? UNMATCHED, status_code: reply.statusCode }, reply.elapsedTime / 1000)
+      done()
+    })
+    // Runs before the error handler, for an error only; each 503 is one of ours, named by its code.
+    app.addHook('onError', (request, _reply, error, done) => {
+      if (error.statusCode === 503) {
+        const reason = error.code?.startsWith(OWN_CODE_PREFIX) === true ? error.code.slice(OWN_CODE_PREFIX.length).toLowerCase() : OTHER
+        this.#unavailable.inc({ route: request.routeOptions.url ?? UNMATCHED, reason })
+      }
       done()
     })
     const server = createServer((request, response) => { this.#answer(request.method, request.url, response).catch((err) => response.destroy(err)) })

@@ -1,3 +1,5 @@
+import { totalmem } from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import t from 'tap'
 import { freePort } from '../helpers/embedded-postgres.js'
 import { buildTestApp, testConfig, TOKEN } from '../helpers/app.js'
@@ -71,6 +73,26 @@ t.test('a scrape after a known mix of 200, 401, 404 and 409 answers', async (t) 
 
   await app.close()
   await t.rejects(fetch(app.metricsUrl!), 'the listener closes with the service')
+})
+
+t.test('503s are counted by route and reason, beside the limits they are refused at', async (t) => {
+  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: String(await freePort()), MAX_PENDING_CREATES: '1', MAX_EVENT_LOOP_DELAY_MS: '750' }))
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  // Together, so that all but the first find a create already waiting.
+  const statuses = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+    const res = await postPlant(base, TOKEN, `{"id":${i},"name":"Fern"}`)
+    await res.arrayBuffer()
+    return res.status
+  }))
+  const refused = statuses.filter((status) => status === 503).length
+  t.ok(refused > 0 && refused < 20, `${refused} of 20 refused with 503`)
+  const got = samples(await (await fetch(app.metricsUrl!)).text())
+  t.equal(got.get('plant_store_unavailable_total{route="/plants",reason="store_busy"}'), refused, 'each counted as store_busy, on its route')
+  t.equal(got.get('plant_store_pending_creates_limit'), 1, 'MAX_PENDING_CREATES')
+  t.equal(got.get('plant_store_event_loop_delay_limit_seconds'), 0.75, 'MAX_EVENT_LOOP_DELAY_MS, in seconds')
+  t.ok(got.get('plant_store_memory_limit_bytes')! > 0 && got.get('plant_store_memory_limit_bytes')! <= totalmem(), 'the memory limit: the cgroup\'s or the machine\'s')
+  t.equal(got.get('plant_store_heap_limit_bytes'), getHeapStatistics().heap_size_limit, 'V8\'s heap limit')
+  t.notOk([...got.keys()].some((key) => key.startsWith('plant_store_trace_spans_lost_total')), 'no lost-span count with traces off')
 })
 
 t.test('METRICS_HOST sets the address the listener binds', async (t) => {
