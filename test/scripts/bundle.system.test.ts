@@ -2,13 +2,13 @@
 // as operators run it. So it is tested as a process, through what it finds outside itself (the
 // SQLite worker and better-sqlite3, Swagger UI's files, openapi.yaml) and the features it loads
 // only when configured, each from chunks of its own that a start without them never loads.
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { freePort } from '../helpers/embedded-postgres.js'
-import { nodeCommandOf } from '../helpers/npm-script.js'
+import { builtBundle } from '../helpers/bundle.js'
+import type { NodeCommand } from '../helpers/npm-script.js'
 import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
 import { startReceiver } from '../helpers/otlp-receiver.js'
 import { freshDatabaseUrl, sql } from '../helpers/postgres.js'
@@ -17,7 +17,7 @@ import { postPlant, startServer } from '../helpers/server-process.js'
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const RECORDER = fileURLToPath(new URL('../helpers/record-modules.ts', import.meta.url))
 const TOKEN = 'bundle-test-token-0123456789abcdef'
-const SCRIPT = nodeCommandOf(root, 'start')
+let script: NodeCommand
 
 // The libraries of the features a start at the defaults leaves off; esbuild heads each module it
 // bundles with a comment naming its file.
@@ -26,7 +26,7 @@ const OFF_BY_DEFAULT = ['jose', 'prom-client', '@fastify/cors', '@fastify/rate-l
 /** The service from the bundle, recording the modules it loads; once in each `dir`. */
 function startBundle (t: Test, env: Record<string, string>, dir = t.testdir()) {
   const record = join(dir, 'modules.txt')
-  const server = startServer(t, { RECORD_MODULES_TO: record, ...env }, dir, ['--import', RECORDER], SCRIPT)
+  const server = startServer(t, { RECORD_MODULES_TO: record, ...env }, dir, ['--import', RECORDER], script)
   // The bundle's libraries, named in the chunks it loaded; the rest, by their files.
   const libraries = () => {
     const modules = readFileSync(record, 'utf8').split('\n')
@@ -36,9 +36,8 @@ function startBundle (t: Test, env: Record<string, string>, dir = t.testdir()) {
   return { ...server, libraries }
 }
 
-t.before(() => {
-  // A failed build's error message holds what it printed.
-  execFileSync('npm', ['run', 'build'], { cwd: root, timeout: 180_000 })
+t.before(async () => {
+  script = await builtBundle()
 })
 
 t.test('the bundle serves the API, its docs and its document, and a 200 is stored', async (t) => {
@@ -78,7 +77,7 @@ t.test('the bundle serves the API, its docs and its document, and a 200 is store
   for (const library of OFF_BY_DEFAULT) t.notOk(loaded(library), `off: no ${library}`)
 
   // Stored: a restart on the same file refuses the same id with a different name.
-  const again = startServer(t, env, dir, [], SCRIPT)
+  const again = startServer(t, env, dir, [], script)
   const conflict = await postPlant((await again.listening).url, TOKEN, '{"id":9007199254740993,"name":"Fern"}')
   t.equal(conflict.status, 409)
   await conflict.arrayBuffer()
