@@ -18,10 +18,11 @@ type K8sObject = { apiVersion: string, kind: string, metadata: { name: string, l
 // As kubectl reads YAML (1.1): 0440 is octal.
 const parse = (file: string): any[] => parseAllDocuments(readFileSync(file, 'utf8'), { version: '1.1' }).map((document) => document.toJS())
 
-const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'patches', 'labels'])
+const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'components', 'patches', 'labels'])
+const COMPONENT = 'components/monitoring'
 
-/** The objects `kustomize build DIR` makes, for the fields these kustomizations use. */
-function build (dir: string): K8sObject[] {
+/** The objects `kustomize build DIR` makes, for the fields these kustomizations use; `components` are added as its own `components:` would add them. */
+function build (dir: string, components: string[] = []): K8sObject[] {
   const [kustomization] = parse(join(dir, 'kustomization.yaml'))
   const unknown = Object.keys(kustomization).filter((key) => !KNOWN.has(key))
   if (unknown.length > 0) throw new Error(`${relative(root, dir)}/kustomization.yaml uses ${unknown.join(', ')}, which this test does not build`)
@@ -29,6 +30,8 @@ function build (dir: string): K8sObject[] {
     const path = join(dir, resource)
     return statSync(path).isDirectory() ? build(path) : parse(path)
   })
+  // A Component's objects join the kustomization's before its patches and labels apply.
+  for (const component of [...kustomization.components ?? [], ...components]) objects.push(...build(join(dir, component)))
   for (const { path, target } of kustomization.patches ?? []) {
     const [operations] = parse(join(dir, path))
     const matched = objects.filter((object) => object.kind === target.kind && object.metadata.name === target.name)
@@ -41,23 +44,27 @@ function build (dir: string): K8sObject[] {
   return objects
 }
 
-/** Every folder under deploy/kubernetes with a kustomization. */
+/** Every folder under deploy/kubernetes with a kustomization to build (a Component is built into one). */
 const kustomizations = (dir = root): string[] => [
-  ...(existsSync(join(dir, 'kustomization.yaml')) ? [dir] : []),
+  ...(existsSync(join(dir, 'kustomization.yaml')) && parse(join(dir, 'kustomization.yaml'))[0].kind !== 'Component' ? [dir] : []),
   ...readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).flatMap((entry) => kustomizations(join(dir, entry.name)))
 ]
 
-/** The kubernetes-models class of an object's apiVersion and kind. */
+/** The kubernetes-models class of an object's apiVersion and kind (the Prometheus Operator's from its own package). */
 async function modelOf ({ apiVersion, kind }: K8sObject): Promise<new (data: unknown) => { validate: () => void }> {
-  const module = await import(`kubernetes-models/${apiVersion}/${kind}`)
+  const module = await import(apiVersion.startsWith('monitoring.coreos.com/') ? `@kubernetes-models/prometheus-operator/${apiVersion}/${kind}` : `kubernetes-models/${apiVersion}/${kind}`)
   return module[kind]
 }
 
-const builds = Object.fromEntries(kustomizations().map((dir) => [relative(root, dir) || '.', build(dir)]))
+const builds: Record<string, K8sObject[]> = Object.fromEntries([
+  ...kustomizations().map((dir) => [relative(root, dir) || '.', build(dir)]),
+  // The optional component, as an operator adds it to either overlay.
+  ...['overlays/sqlite', 'overlays/postgres'].map((overlay) => [`${overlay} + ${COMPONENT}`, build(join(root, overlay), [`../../${COMPONENT}`])])
+])
 const declared = new Set(Object.values(SECTIONS).flatMap(({ variables, secrets = [] }) => [...Object.keys(variables), ...secrets.map(fileOf)]))
 
 t.test('every kustomization builds, and every object is valid against the Kubernetes schemas', async (t) => {
-  t.same(Object.keys(builds).sort(), ['base', 'overlays/postgres', 'overlays/postgres/migrate', 'overlays/sqlite'])
+  t.same(Object.keys(builds).sort(), ['base', 'overlays/postgres', `overlays/postgres + ${COMPONENT}`, 'overlays/postgres/migrate', 'overlays/sqlite', `overlays/sqlite + ${COMPONENT}`])
   for (const [name, objects] of Object.entries(builds)) {
     for (const object of objects) {
       const Model = await modelOf(object)
@@ -132,5 +139,20 @@ t.test('the Deployment runs the image this project builds', async (t) => {
   t.match(containerfile, /^USER 65532:65532$/m)
   for (const [name, objects] of Object.entries(builds)) {
     for (const object of objects.filter((o) => o.spec?.template)) t.equal(object.spec.template.spec.containers[0].image, 'localhost/plant-store:latest', `${name}: ${object.kind}`)
+  }
+})
+
+t.test('the monitoring component: a ServiceMonitor that scrapes the Service\'s metrics as job plant-store, and the rules', async (t) => {
+  for (const overlay of ['overlays/sqlite', 'overlays/postgres']) {
+    const objects = builds[`${overlay} + ${COMPONENT}`]
+    const where = `${overlay} with ${COMPONENT}`
+    t.same(objects.filter((o) => !builds[overlay].some((p) => p.kind === o.kind && p.metadata.name === o.metadata.name)).map((o) => o.kind).sort(), ['PrometheusRule', 'ServiceMonitor'], `${where}: adds a ServiceMonitor and a PrometheusRule`)
+    const monitor = objects.find((o) => o.kind === 'ServiceMonitor')!
+    const service = objects.find((o) => o.kind === 'Service')!
+    for (const [label, value] of Object.entries<string>(monitor.spec.selector.matchLabels)) t.equal(service.metadata.labels?.[label], value, `${where}: the ServiceMonitor selects the Service (${label})`)
+    t.equal(service.metadata.labels?.[monitor.spec.jobLabel], 'plant-store', `${where}: its job label is plant-store, the job the rules select`)
+    const [endpoint] = monitor.spec.endpoints
+    t.ok(service.spec.ports.some((port: any) => port.name === endpoint.port && port.targetPort === 'metrics'), `${where}: it scrapes the Service's metrics port`)
+    t.equal(endpoint.path, '/metrics')
   }
 })

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { parseAllDocuments } from 'yaml'
+import { builtBundle } from '../helpers/bundle.js'
+import { freePort } from '../helpers/embedded-postgres.js'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
+import { startReceiver } from '../helpers/otlp-receiver.js'
+import { dashboardQueries, needsPrometheus, startPrometheus } from '../helpers/prometheus.js'
+import { postPlant, startServer } from '../helpers/server-process.js'
+
+// The rules and the dashboard of deploy/monitoring/ against a real Prometheus, scraping the service
+// (the bundle, as npm start runs it) every second with the docs' own scrape config, and evaluating
+// the rules every second. Under a light load no alert is pending or firing; creates shed by a tiny
+// MAX_PENDING_CREATES make the error-budget alert pending; every dashboard query returns data
+// while the service is under load; killed, the service's down alerts turn pending. The deadlines
+// bound a hang, with room for a host several times slower; no step is judged by how long it took.
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const TOKEN = 'monitoring-test-token-0123456789abcdef'
+// A deadline for what takes Prometheus a scrape and an evaluation (a second each) here.
+const SECONDS_OF_PROMETHEUS = 60_000
+// Long enough for the rules to be evaluated a dozen times over the light load.
+const LIGHT_LOAD_MS = 15_000
+// Enough concurrent creates to keep more than MAX_PENDING_CREATES waiting for a commit.
+const SHEDDING_CLIENTS = 64
+const MAX_PENDING_CREATES = 8
+
+/** The scrape config docs/operating.md gives operators, for the job the rules select. */
+function docsScrapeConfig (): Record<string, any> {
+  const blocks = [...readFileSync(join(root, 'docs/operating.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map(([, text]) => text)
+  const block = blocks.find((text) => text.includes('job_name: plant-store'))
+  if (block === undefined) throw new Error('docs/operating.md has no scrape config for job plant-store')
+  return parseAllDocuments(block)[0].toJS()
+}
+
+t.test('the rules and the dashboard against a real Prometheus scraping the service', needsPrometheus, async (t) => {
+  const [script, provider, receiver, metricsPort] = await Promise.all([builtBundle(), startProvider(t), startReceiver(t), freePort()])
+  const server = startServer(t, {
+    API_TOKENS: TOKEN,
+    DATABASE_URL: `sqlite:${join(t.testdir(), 'plants.db')}`,
+    LOG_LEVEL: 'error',
+    METRICS_PORT: String(metricsPort),
+    MAX_PENDING_CREATES: String(MAX_PENDING_CREATES),
+    JWT_ISSUER: provider.issuer,
+    JWT_AUDIENCE: AUDIENCE,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '0.01'
+  }, undefined, [], script)
+  const { url } = await server.listening
+  const jwt = await provider.mint({ claims: { scope: 'plants:write' } })
+
+  // The docs' config as it is, but every second and on the test's port.
+  const config = docsScrapeConfig()
+  const [job] = config.scrape_configs
+  t.equal(job.job_name, 'plant-store')
+  const prometheus = await startPrometheus(t, {
+    global: { scrape_interval: '1s', evaluation_interval: '1s' },
+    rule_files: [join(root, 'deploy/monitoring/rules.yaml')],
+    scrape_configs: [{ ...job, scrape_interval: '1s', static_configs: [{ targets: [`127.0.0.1:${metricsPort}`] }] }]
+  })
+  await prometheus.until('up{job="plant-store"} == 1', SECONDS_OF_PROMETHEUS)
+
+  let id = 0
+  const statuses: Record<number, number> = {}
+  /** One client's creates, one after the other, until `stop` says so; every tenth with the provider's token. */
+  const client = async (stop: () => boolean) => {
+    while (!stop()) {
+      id++
+      const response = await postPlant(url, id % 10 === 0 ? jwt : TOKEN, `{"id":${id},"name":"plant ${id}"}`)
+      await response.arrayBuffer()
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1
+    }
+  }
+
+  // A light load: one client. Some rules read nothing before a scrape has been made, so the window
+  // starts two evaluations after the first scrape.
+  const lightFrom = Date.now() / 1000 + 2
+  const lightEnds = Date.now() + LIGHT_LOAD_MS
+  await client(() => Date.now() > lightEnds)
+  const lightTo = Date.now() / 1000
+  t.same(Object.keys(statuses), ['200'], `${statuses[200]} creates, all answered 200`)
+  const seconds = Math.floor(lightTo - lightFrom)
+  const alerts = await prometheus.query(`max_over_time(ALERTS[${seconds}s])`, lightTo)
+  t.same(alerts.map(({ metric }) => `${metric.alertname} ${metric.alertstate}`), [], `over ${seconds} s of light load, no alert was pending or firing`)
+  t.ok((await prometheus.query('plant_store:api_errors:ratio_rate5m{job="plant-store"} == 0')).length === 1, 'the error ratio was computed, and is 0')
+
+  // Shedding: more creates at once than may wait, so the rest are refused with 503.
+  let shedding = true
+  const load = Promise.all(Array.from({ length: SHEDDING_CLIENTS }, async () => await client(() => !shedding)))
+  t.teardown(() => { shedding = false })
+  const burn = await prometheus.until('ALERTS{alertname="PlantStoreErrorBudgetBurn", alertstate="pending", long="1h"}', SECONDS_OF_PROMETHEUS)
+  t.pass(`the error-budget alert (1 h and 5 min) was pending ${burn.toFixed(1)} s after the shedding began`)
+  const busy = await prometheus.query('sum(plant_store_unavailable_total{job="plant-store", route="/plants", reason="store_busy"})')
+  t.ok(Number(busy[0]?.value[1]) > 0, `Prometheus counted ${busy[0]?.value[1]} creates refused with store_busy`)
+
+  // Every query of the dashboard, as Grafana would send it with every instance chosen, under load.
+  t.same(await prometheus.labelValues('instance', 'up{job="plant-store"}'), [`127.0.0.1:${metricsPort}`], 'the instance variable\'s values')
+  // Grafana escapes a chosen value's regex characters, doubling the backslash inside PromQL's string.
+  for (const { panel, expr } of dashboardQueries({ $__rate_interval: '10s', $instance: `127\\\\.0\\\\.0\\\\.1:${metricsPort}` })) {
+    const result = await prometheus.query(expr)
+    t.ok(result.length > 0, `${panel}: ${expr}`)
+  }
+  shedding = false
+  await load
+  t.ok(statuses[503] > 0, `the shedding load was answered ${JSON.stringify(statuses)}`)
+
+  // Killed: the service's scrapes fail, and the down alerts turn pending.
+  server.child.kill('SIGKILL')
+  await server.exited
+  const down = await prometheus.until('ALERTS{alertname="PlantStoreDown", alertstate="pending"}', SECONDS_OF_PROMETHEUS)
+  t.pass(`PlantStoreDown was pending ${down.toFixed(1)} s after the kill`)
+  const instanceDown = await prometheus.until('ALERTS{alertname="PlantStoreInstanceDown", alertstate="pending"}', SECONDS_OF_PROMETHEUS)
+  t.pass(`PlantStoreInstanceDown was pending ${instanceDown.toFixed(1)} s after PlantStoreDown`)
+})
