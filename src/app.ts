@@ -3,13 +3,18 @@ import { AccessLog } from './ops/access-log.js'
 import { api } from './openapi/api.js'
 import type { Config } from './config.js'
 import { docs } from './openapi/docs.js'
-import { errorHandler, notFoundHandler } from './http/error-handler.js'
+import { errorHandler, notFoundHandler, plainError } from './http/error-handler.js'
 import { createHandlers } from './handlers/index.js'
 import { health } from './ops/health.js'
 import { connectionLimits, limitOptions } from './http/limits.js'
 import { loadDocument, type LoadedDocument } from './openapi/document.js'
+import type { ErrorWriter } from './openapi/error-shapes.js'
+import { routesFromDocument } from './openapi/routes.js'
 import { lazySerializerCompiler } from './openapi/serialization.js'
-import { createValidatorCompiler, formatValidationErrors } from './openapi/validation.js'
+import { modelOf } from './openapi/upgrade.js'
+import { createValidators } from './openapi/validation.js'
+import { bearerGuard } from './security/auth.js'
+import { rateLimits } from './security/rate-limit.js'
 import { requestId, echoRequestId } from './http/request-id.js'
 import { API_HEADERS, setHeaders } from './security/headers.js'
 import { openStore } from './store/open.js'
@@ -30,9 +35,14 @@ export interface BuildOptions {
 }
 
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
-export async function buildApp ({ http, store: storeConfig, security, ops }: Config, { logStream, tokens = new TokenSet(security.apiTokens), tracing, loaded = loadDocument() }: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp ({ http, store: storeConfig, security, ops }: Config, { logStream, tokens = new TokenSet(security.apiTokens), tracing, loaded }: BuildOptions = {}): Promise<FastifyInstance> {
   const { trustProxy } = http
-  const validatorCompiler = createValidatorCompiler()
+  loaded ??= await loadDocument()
+  // What the service serves, read before anything opens: a document it cannot serve stops the start.
+  const file = 'openapi.yaml'
+  const document = await modelOf(loaded.document)
+  const routes = routesFromDocument(document, file)
+  const validators = createValidators(document, file)
   // The service's own spans, and the trace ids in its log lines, load only with tracing.
   const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.js')
   const app = Fastify({
@@ -44,14 +54,16 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
     // Fastify takes a hop count too, but its types do not say so: the same rule, as a function.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     ...limitOptions(http),
-    schemaErrorFormatter: formatValidationErrors,
     // Our compilers from the start, the same ones in every plugin: Fastify then never loads its
     // defaults (a second Ajv with its formats, and fast-json-stringify's), about 10 ms of a start.
     // Its types describe these factories by its default Ajv's; it calls any compiler alike.
-    schemaController: { compilersFactory: { buildValidator: () => validatorCompiler, buildSerializer: () => lazySerializerCompiler } as unknown as SchemaCompilers }
+    schemaController: { compilersFactory: { buildValidator: () => ({ schema }: { schema: object }) => validators.request(schema), buildSerializer: () => lazySerializerCompiler } as unknown as SchemaCompilers }
   })
-  app.setErrorHandler(errorHandler)
-  app.setNotFoundHandler(notFoundHandler)
+  // Errors outside every operation take the shape the document's errors share, once the API knows it.
+  let errorWriter: ErrorWriter = plainError
+  const handleError = errorHandler(() => errorWriter)
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler(notFoundHandler(handleError))
 
   // prom-client is loaded only when metrics are on: it is a good part of a start-up otherwise.
   const metrics = ops.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics({ maxPendingCreates: storeConfig.maxPending, maxEventLoopDelayMs: http.maxEventLoopDelay })
@@ -82,8 +94,21 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
     await connectionLimits(app, { config: http })
     await app.register(docs, { loaded })
     await app.register(health, { store })
-    const traced = spans === undefined ? undefined : { guard: spans.guardTracer, validation: spans.traceValidation }
-    await app.register(api, { http, security, document: loaded.document, handlers: createHandlers({ store }), tokens, jwt, jwtObserver: metrics?.jwt, tracing: traced })
+    await app.register(api, {
+      http,
+      document,
+      routes,
+      file,
+      handlers: createHandlers({ store }),
+      validators,
+      onErrorWriter: (writer) => { errorWriter = writer },
+      tracing: spans === undefined ? undefined : { validation: spans.traceValidation },
+      // The service's one scheme, http bearer: its static tokens, or with JWT_ISSUER a provider's access tokens.
+      checks: async (scope) => {
+        const bearer = await bearerGuard(scope, tokens, { limits: await rateLimits(scope, security), jwt, observer: metrics?.jwt, tracer: spans?.guardTracer })
+        return { 'http:bearer': (_scheme, scopes) => bearer(scopes) }
+      }
+    })
     await app.ready()
   } catch (err) {
     await app.close() // closes the store, too

@@ -11,12 +11,17 @@ function clientError<Args extends unknown[] = []> (code: string, message: string
 }
 
 export const UnauthorizedError = clientError<[string]>('UNAUTHORIZED', '%s', 401)
+/** A request that carries none of a security scheme's credentials: another alternative may still take it (openapi/security.ts). */
+export const MissingCredentialsError = clientError<[string]>('MISSING_CREDENTIALS', '%s', 401)
 export const InsufficientScopeError = clientError<[string]>('INSUFFICIENT_SCOPE', 'The bearer token lacks the scope this operation requires: %s', 403)
 export const NotFoundError = clientError<[string, string]>('NOT_FOUND', 'Route %s %s not found', 404)
+export const NotAcceptableError = clientError<[string, string]>('NOT_ACCEPTABLE', 'Not Acceptable: %s; this operation answers %s', 406)
 export const MethodNotAllowedError = clientError<[string, string, string]>('METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; it allows %s', 405)
 export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; send a JSON document', 400)
 export const BadJsonError = clientError<[string]>('BAD_JSON', 'Request body is not valid JSON: %s', 400)
-export const UnsupportedMediaTypeError = clientError<[string]>('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s; send application/json', 415)
+export const UnsupportedMediaTypeError = clientError<[string, string]>('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s; send %s', 415)
+export const PayloadTooLargeError = clientError('PAYLOAD_TOO_LARGE', 'Request body is too large', 413)
+export const BadMultipartError = clientError<[string]>('BAD_MULTIPART', 'Request body is not valid multipart/form-data: %s', 400)
 
 export const RateLimitedError = clientError<[string]>('RATE_LIMITED', 'Too many requests; retry in %s', 429)
 
@@ -30,3 +35,6 @@ export const StoreBusyError = createError(OWN_CODE_PREFIX + 'STORE_BUSY', 'Too m
 export const OverloadedError = createError(OWN_CODE_PREFIX + 'OVERLOADED', 'The service is overloaded; retry shortly', 503, Error, false)
 export const KeysUnavailableError = createError(OWN_CODE_PREFIX + 'KEYS_UNAVAILABLE', 'The identity provider\'s signing keys cannot be fetched now, so this token cannot be checked; retry shortly', 503, Error, false)
 export const ShuttingDownError = createError(OWN_CODE_PREFIX + 'SHUTTING_DOWN', 'This instance is shutting down; retry', 503, Error, false)
+
+/** A handler's answer that breaks the document, in response validation (openapi/responses.ts): a fault, logged in full, answered with a generic 500. */
+export const ResponseValidationError = createError<[string, number, string]>('OPENAPI_RESPONSE_INVALID', 'The answer of %s breaks the document: status %d, %s', 500)

@@ -1,25 +1,34 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFoundError, OWN_CODE_PREFIX } from '../errors.js'
+import type { ErrorWriter } from '../openapi/error-shapes.js'
 
 const GENERIC_MESSAGE = 'Internal Server Error'
 
+/** The contract's Error, {error: <status>, message}: how errors are written until a document says otherwise. */
+export const plainError: ErrorWriter = (status, message) => ({ body: { error: status, message }, type: 'application/json; charset=utf-8' })
+
 /**
- * The one place errors become answers, all in the contract's Error shape
- * {error: <status>, message}. Client errors say what was wrong; anything else
- * is logged in full and answered with a generic 500.
+ * The one place errors become answers, in the shape the document declares for the operation and
+ * status (openapi/error-shapes.ts): client errors say what was wrong; anything else is logged in
+ * full and answered with a generic 500. `fallback` writes the errors of requests that matched no
+ * operation (a 404, the docs, the probes).
  */
-export function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
-  // Our own 5xx errors (503: store down, overload, shutdown) are expected conditions with
-  // messages written for clients; any other 5xx is a fault, logged in full, answered generically.
-  const own = error.code?.startsWith(OWN_CODE_PREFIX) === true
-  if (status >= 500) request.log[own ? 'warn' : 'error']({ err: error }, 'request failed')
-  // Every 503 is worth retrying, and says when (the contract promises it).
-  if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
-  const message = status < 500 || own ? error.message : GENERIC_MESSAGE
-  return reply.code(status).send({ error: status, message })
+export function errorHandler (fallback: () => ErrorWriter) {
+  return function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+    // Our own 5xx errors (503: store down, overload, shutdown) are expected conditions with
+    // messages written for clients; any other 5xx is a fault, logged in full, answered generically.
+    const own = error.code?.startsWith(OWN_CODE_PREFIX) === true
+    if (status >= 500) request.log[own ? 'warn' : 'error']({ err: error }, 'request failed')
+    // Every 503 is worth retrying, and says when (the contract promises it).
+    if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
+    const message = status < 500 || own ? error.message : GENERIC_MESSAGE
+    const { body, type } = (request.routeOptions.config.openapi?.errorWriter ?? fallback())(status, message)
+    return reply.code(status).type(type).send(body)
+  }
 }
 
-export function notFoundHandler (request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return errorHandler(new NotFoundError(request.method, request.url), request, reply)
+/** 404 for a request no route matched, as errorHandler writes errors. */
+export function notFoundHandler (handle: ReturnType<typeof errorHandler>) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => handle(new NotFoundError(request.method, request.url) as FastifyError, request, reply)
 }

@@ -57,7 +57,7 @@ export async function yamlForInstance (text: string): Promise<(baseUrl: string) 
 }
 
 /** Public documentation: Swagger UI from local assets, and the document itself. */
-export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDocument }): Promise<void> {
+export async function docs (app: FastifyInstance, { loaded, title = DOCS_TITLE }: { loaded: LoadedDocument, title?: string }): Promise<void> {
   let yamlFor: Promise<(baseUrl: string) => string> | undefined
   setHeaders(app, DOCS_HEADERS)
   // An ETag on each answer (the page, the documents), so that a poller's conditional GET gets 304.
@@ -65,7 +65,7 @@ export async function docs (app: FastifyInstance, { loaded }: { loaded: LoadedDo
   await app.register(swagger, { mode: 'static', specification: { document: loaded.document as any } })
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
-    theme: { title: DOCS_TITLE },
+    theme: { title },
     staticCSP: DOCS_CSP,
     uiConfig: {
       // BaseLayout has no "Explore" bar that would load an arbitrary URL.

@@ -1,67 +1,116 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify'
 import { deprecationHeaders } from './deprecation.js'
-import type { Handlers } from './handler-types.js'
 import type { OpenApiDocument } from './document.js'
+import type { ErrorWriter } from './error-shapes.js'
+import { requestValidation } from './request-validation.js'
+import { acceptCheck, answerer, serializationSchemas, type Answer } from './responses.js'
 import type { RouteSpec } from './routes.js'
+import { securityHooks, type Checks } from './security.js'
+import type { Validators } from './validation.js'
 
-// Step two of two: bind each route from routes.ts to its handler and its security guards.
+// Step two of two: bind each route from routes.ts to its handler, as Fastify's route. A request
+// reads top to bottom: the router; onRequest, the deprecation headers, the security checks and
+// Accept (406) before the body is read; its body parsed (bodies.ts); preValidation, parameters
+// and body checked (request-validation.ts); the handler, with typed values; its answer sent as
+// the document says (responses.ts) and serialized through its schema.
 
-/**
- * Guards the service implements, keyed by scheme kind ("http:bearer", "apiKey", ...): each makes
- * the hook for one requirement, given the scopes (OpenAPI 3.1: roles, for any scheme) it lists.
- */
-export type Guards = Record<string, (scopes: string[]) => onRequestHookHandler>
-
-export function schemeKind (scheme: { type?: string, scheme?: string }): string {
-  return scheme.type === 'http' ? `http:${String(scheme.scheme).toLowerCase()}` : String(scheme.type)
+/** What a handler is given: the request's typed parts. */
+export interface HandlerInput {
+  body: unknown
+  params: unknown
+  query: unknown
+  /** Every header, the declared ones typed. */
+  headers: Record<string, unknown>
+  /** The declared cookie parameters, typed. */
+  cookies: Record<string, unknown>
 }
 
-/**
- * The guards an operation must pass, each with the scopes its requirement lists. Fails closed: a
- * scheme the service does not implement is an error, not an open door, and so are alternatives
- * that differ. `security: []` or an empty alternative `{}` means public.
- */
-export function guardsFor (route: RouteSpec, document: OpenApiDocument, guards: Guards): onRequestHookHandler[] {
-  const schemes: Record<string, any> = document.components?.securitySchemes ?? {}
-  if (route.security.length === 0 || route.security.some((r) => Object.keys(r).length === 0)) return []
-  const alternatives = route.security.map((requirement) => Object.entries(requirement).map(([name, scopes]) => {
-    if (schemes[name] === undefined) throw new Error(`operation ${route.operationId} requires security scheme "${name}", which components.securitySchemes does not define`)
-    const kind = schemeKind(schemes[name])
-    if (guards[kind] === undefined) throw new Error(`operation ${route.operationId} requires security scheme "${name}" (${kind}), which this service does not implement`)
-    return { kind, scopes: [...new Set(scopes)].sort() }
-  }).sort((a, b) => a.kind.localeCompare(b.kind)))
-  const spelled = alternatives.map((guards) => guards.map(({ kind, scopes }) => scopes.length === 0 ? kind : `${kind} [${scopes.join(' ')}]`).join(' + '))
-  if (new Set(spelled).size > 1) {
-    throw new Error(`operation ${route.operationId} offers alternative security requirements (${spelled.join(' | ')}), which this service does not implement`)
+export type AnyHandler = (input: HandlerInput) => Promise<Answer>
+
+export interface Binding {
+  /** One handler per operationId (typed from generated/ by handler-types.ts, or the mock's). */
+  handlers: object
+  /** The security checks bound in code, by kind of scheme. */
+  checks: Checks
+  validators: Validators
+  /** Checks every answer against the document (VALIDATE_RESPONSES). */
+  validateResponses: boolean
+  /** The largest body, a multipart one's parts together, and the largest part. */
+  limits: { bodyBytes: number, partBytes: number }
+  /** How each route's errors are written. */
+  errorWriter: (route: RouteSpec) => ErrorWriter
+  /** How messages name the document. */
+  file: string
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operation's spec, and how its errors are written. */
+    openapi?: { route: RouteSpec, errorWriter: ErrorWriter }
   }
-  return alternatives[0].map(({ kind, scopes }) => guards[kind](scopes))
 }
 
-export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], handlers: Handlers, document: OpenApiDocument, guards: Guards): void {
-  const byId = handlers as unknown as Record<string, (request: unknown) => Promise<{ status: number, body: unknown }>>
+/** Every handler matches an operation, and every operation has one. */
+export function checkHandlers (routes: RouteSpec[], handlers: Record<string, unknown>): void {
   const declared = new Set(routes.map((route) => route.operationId))
-  const missing = [...declared].filter((id) => typeof byId[id] !== 'function')
-  const extra = Object.keys(byId).filter((id) => !declared.has(id))
+  const missing = [...declared].filter((id) => typeof handlers[id] !== 'function')
+  const extra = Object.keys(handlers).filter((id) => !declared.has(id))
   if (missing.length > 0) throw new Error(`no handler for operation(s): ${missing.join(', ')}`)
   if (extra.length > 0) throw new Error(`handler(s) for operation(s) the document does not declare: ${extra.join(', ')}`)
+}
 
-  // Resolve every route's guards before registering any, so a bad document registers nothing.
-  const bound = routes.map((route) => ({ route, onRequest: guardsFor(route, document, guards) }))
-  for (const { route, onRequest } of bound) {
-    const handler = byId[route.operationId]
+export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], document: OpenApiDocument, binding: Binding): void {
+  const { checks, validators, file } = binding
+  const handlers = binding.handlers as Record<string, AnyHandler>
+  checkHandlers(routes, handlers)
+  // Every route's security first, so that a document the checks cannot serve registers nothing.
+  const secured = routes.map((route) => ({ route, security: securityHooks(route, document, checks, file) }))
+  const heads = new Set(routes.filter((route) => route.method === 'HEAD').map((route) => route.url))
+  app.decorateRequest('openapi', null)
+  for (const { route, security } of secured) {
+    const handler = handlers[route.operationId]
+    const validate = requestValidation(route, document, validators, binding.limits)
+    const answer = answerer(route, binding.validateResponses ? validators : undefined)
+    const accept = acceptCheck(route)
+    const onRequest: onRequestHookHandler[] = [...route.deprecation === undefined ? [] : [deprecationHeaders(route.deprecation)], ...security]
+    if (accept !== undefined) {
+      onRequest.push((request, _reply, done) => {
+        try {
+          accept(request)
+        } catch (err) {
+          return done(err as Error)
+        }
+        done()
+      })
+    }
+    const preValidation: preValidationHookHandler = (request, _reply, done) => {
+      let reading: Promise<void> | undefined
+      try {
+        reading = validate(request)
+      } catch (err) {
+        return done(err as Error)
+      }
+      if (reading === undefined) done()
+      else reading.then(() => done(), done)
+    }
     // Named for its operation, as traces and profiles show it.
     const handle = {
       async [route.operationId] (request: FastifyRequest, reply: FastifyReply) {
-        const { status, body } = await handler({ body: request.body, params: request.params, query: request.query, headers: request.headers })
-        return reply.code(status).send(body)
+        const parts = request.openapi!
+        const headers = Object.keys(parts.headers).length === 0 ? request.headers : { ...request.headers, ...parts.headers }
+        return answer(request, reply, await handler({ body: request.body, params: request.params, query: request.query, headers, cookies: parts.cookies }))
       }
     }[route.operationId]
     app.route({
       method: route.method,
       url: route.url,
-      schema: route.schema,
+      // Only answers have schemas for Fastify: their serializers. Requests are checked in preValidation.
+      schema: { response: serializationSchemas(route, document, file) },
+      config: { openapi: { route, errorWriter: binding.errorWriter(route) } },
+      exposeHeadRoute: route.method === 'GET' && !heads.has(route.url),
       // onRequest runs before the body is read, so an anonymous request never reaches validation.
-      onRequest: route.deprecation === undefined ? onRequest : [deprecationHeaders(route.deprecation), ...onRequest],
+      onRequest,
+      preValidation,
       handler: handle
     })
   }

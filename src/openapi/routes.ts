@@ -1,159 +1,258 @@
 import { deprecationOf, type Deprecation } from './deprecation.js'
+import { DocumentError, pointerOf } from './document-error.js'
 import type { OpenApiDocument } from './document.js'
+import { operationIdOf } from './operation-ids.js'
+import { derefSchema, pointerTarget, type JsonSchema } from './schema.js'
+import { fastifyUrl, type PathTemplate } from './path-template.js'
 
-// Step one of two: turn the OpenAPI document into a plain list of routes. Nothing here
-// knows Fastify; register.ts binds this list to handlers and guards.
+// Step one of two: turn the OpenAPI document into a plain list of routes, each operation with
+// its parameters, bodies, answers and security resolved. Nothing here knows Fastify; register.ts
+// binds this list to handlers and guards. An operation that cannot be served is refused, with
+// where and why: the service stops on the first (routesFromDocument), the mock leaves each out.
 
-export type JsonSchema = Record<string, any>
+export type { JsonSchema } from './schema.js'
+export { standaloneSchema } from './schema.js'
 export type SecurityRequirement = Record<string, string[]>
+export type Location = 'path' | 'query' | 'header' | 'cookie'
+/** How a parameter's value is spelled in text: one value, a list, or named members. */
+export type Shape = 'primitive' | 'array' | 'object'
+
+export interface ParameterSpec {
+  name: string
+  in: Location
+  required: boolean
+  style: string
+  explode: boolean
+  /** Its schema, or, for a parameter given by content, that media type's. */
+  schema: JsonSchema
+  /** The media type of a parameter given by content: its value is that, as text (JSON in a query). */
+  contentType?: string
+  shape: Shape
+}
+
+export interface MediaSpec {
+  /** The media type or range as the document writes it, in lower case, without parameters. */
+  type: string
+  schema?: JsonSchema
+  /** The Media Type Object as written: its examples and encoding. */
+  object: Record<string, any>
+}
+
+export interface BodySpec {
+  required: boolean
+  media: MediaSpec[]
+}
+
+export interface ResponseSpec {
+  /** As the document writes it: 200, 2XX or default. */
+  status: string
+  description: string
+  media: MediaSpec[]
+  /** Each header's Header Object, by name as written. */
+  headers: Record<string, Record<string, any>>
+}
 
 export interface RouteSpec {
   operationId: string
   method: string
   /** The path as the document spells it: /plants/{id}. */
   path: string
-  /** The path in Fastify's form: /plants/{id} becomes /plants/:id. */
+  /** The path in Fastify's form, each parameter named p0, p1…: /plants/{id} becomes /plants/:p0. */
   url: string
-  /** The requirements in force: the operation's own, or else the document's. */
+  /** The path's parameters, by their name in `url`. */
+  pathNames: Record<string, string>
+  /** Where the operation is in the document: #/paths/~1plants/post. */
+  pointer: string
+  /** The requirements in force, any one of which will do: the operation's own, or else the document's. */
   security: SecurityRequirement[]
   /** The headers of a deprecated operation; undefined for one that is not. */
   deprecation?: Deprecation
-  schema: {
-    body?: JsonSchema
-    params?: JsonSchema
-    querystring?: JsonSchema
-    headers?: JsonSchema
-    response: Record<string, JsonSchema>
+  parameters: ParameterSpec[]
+  body?: BodySpec
+  responses: ResponseSpec[]
+}
+
+/** An operation that cannot be served: where it is, and why, in a sentence that names it. */
+export interface Refusal { operation: string, pointer: string, problem: string }
+
+export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
+const LOCATIONS = new Set(['path', 'query', 'header', 'cookie'])
+const DEFAULT_STYLE: Record<Location, string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' }
+const STYLES: Record<Location, string[]> = {
+  path: ['simple', 'label', 'matrix'],
+  query: ['form', 'spaceDelimited', 'pipeDelimited', 'deepObject'],
+  header: ['simple'],
+  cookie: ['form']
+}
+const MEDIA_RANGE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+*-]+$/
+
+/** What makes an operation refused, and where. */
+class Refused extends Error {
+  readonly pointer: string
+  readonly problem: string
+  constructor (pointer: string, problem: string) {
+    super(problem)
+    this.pointer = pointer
+    this.problem = problem
   }
 }
 
-// OpenAPI 3.1's default dialect is its base dialect: JSON Schema 2020-12 plus OpenAPI's
-// annotations. That, or plain 2020-12, is what validation.ts validates with.
-const DIALECTS = new Set([undefined, 'https://spec.openapis.org/oas/3.1/dialect/base', 'https://json-schema.org/draft/2020-12/schema'])
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
-const JSON_MEDIA_TYPE = 'application/json'
-const SCHEMA_PREFIX = '#/components/schemas/'
-const PARAMETER_PARTS = { path: 'params', query: 'querystring', header: 'headers' } as const
+/** Follows $refs between OpenAPI objects (parameters, bodies, responses, headers, path items), refusing a cycle or a ref to nothing. */
+function resolve (doc: OpenApiDocument, value: any, at: string): any {
+  const seen = new Set<string>()
+  while (value !== null && typeof value === 'object' && typeof value.$ref === 'string') {
+    const ref: string = value.$ref
+    if (seen.has(ref)) throw new Refused(at, `has a circular $ref (${[...seen, ref].join(' → ')})`)
+    seen.add(ref)
+    const target = pointerTarget(doc, ref)
+    if (target === undefined) throw new Refused(at, `has a $ref to ${ref}, and there is nothing there`)
+    value = target
+  }
+  return value
+}
 
-export function routesFromDocument (doc: OpenApiDocument): RouteSpec[] {
-  if (!/^3\.1\.\d+$/.test(String(doc.openapi))) throw new Error(`only OpenAPI 3.1 documents are supported, got ${doc.openapi}`)
-  if (!DIALECTS.has(doc.jsonSchemaDialect)) throw new Error(`jsonSchemaDialect ${doc.jsonSchemaDialect} is not supported; use JSON Schema 2020-12`)
+/** Whether a schema's values are lists, objects or single values, as a parameter's style spells them. */
+export function shapeOf (doc: OpenApiDocument, schema: any, seen = new Set<unknown>()): Shape {
+  const resolved = derefSchema(doc, schema)
+  if (resolved === null || typeof resolved !== 'object' || seen.has(resolved)) return 'primitive'
+  seen.add(resolved)
+  const types = [resolved.type].flat().filter((type) => type !== 'null')
+  if (types.length === 1 && (types[0] === 'array' || types[0] === 'object')) return types[0]
+  if (types.length === 0) {
+    if (resolved.items !== undefined || resolved.prefixItems !== undefined) return 'array'
+    if (resolved.properties !== undefined || resolved.additionalProperties !== undefined) return 'object'
+    for (const branch of [...resolved.allOf ?? [], ...resolved.oneOf ?? [], ...resolved.anyOf ?? []]) {
+      const shape = shapeOf(doc, branch, seen)
+      if (shape !== 'primitive') return shape
+    }
+  }
+  return 'primitive'
+}
+
+function mediaOf (doc: OpenApiDocument, content: unknown, at: string): MediaSpec[] {
+  if (content === undefined) return []
+  if (content === null || typeof content !== 'object') throw new Refused(at, 'has a content that is not a map of media types')
+  // A key that lists several types ("text/csv, text/plain") gives each the same Media Type Object.
+  return Object.entries<any>(content).flatMap(([key, object]) => key.split(',').map((each) => {
+    const type = each.split(';')[0].trim().toLowerCase()
+    if (!MEDIA_RANGE.test(type)) throw new Refused(at, `has a media type that is none: "${key}"`)
+    const media = resolve(doc, object, at) ?? {}
+    return { type, schema: media.schema, object: media }
+  }))
+}
+
+function parametersOf (doc: OpenApiDocument, raw: unknown[], at: string): ParameterSpec[] {
+  // An operation's parameter overrides the path's of the same name and location.
+  const byKey = new Map<string, ParameterSpec>()
+  for (const [i, entry] of raw.entries()) {
+    const where = `${at}/parameters/${i}`
+    const parameter = resolve(doc, entry, where)
+    if (parameter === null || typeof parameter !== 'object' || typeof parameter.name !== 'string') throw new Refused(where, 'is a parameter with no name')
+    const location = parameter.in as Location
+    if (!LOCATIONS.has(location)) throw new Refused(where, `is parameter ${parameter.name} in "${parameter.in}", which is no location (path, query, header, cookie)`)
+    const style: string = parameter.style ?? DEFAULT_STYLE[location]
+    if (!STYLES[location].includes(style)) throw new Refused(where, `is parameter ${parameter.name} with style ${style}, which a ${location} parameter cannot have (${STYLES[location].join(', ')})`)
+    const [content] = parameter.content === undefined ? [] : mediaOf(doc, parameter.content, where)
+    const schema = content?.schema ?? parameter.schema ?? {}
+    // Header names are case-insensitive; Node gives them in lower case.
+    const name = location === 'header' ? parameter.name.toLowerCase() : parameter.name
+    byKey.set(`${location}:${name}`, {
+      name,
+      in: location,
+      required: parameter.required === true || location === 'path',
+      style,
+      explode: parameter.explode ?? style === 'form',
+      schema,
+      contentType: content?.type,
+      shape: shapeOf(doc, schema)
+    })
+  }
+  return [...byKey.values()]
+}
+
+function bodyOf (doc: OpenApiDocument, raw: unknown, at: string): BodySpec | undefined {
+  if (raw === undefined) return undefined
+  const body = resolve(doc, raw, `${at}/requestBody`)
+  const media = mediaOf(doc, body?.content ?? {}, `${at}/requestBody`)
+  if (media.length === 0) return undefined
+  return { required: body.required === true, media }
+}
+
+function responsesOf (doc: OpenApiDocument, raw: unknown, at: string): ResponseSpec[] {
+  if (raw === null || typeof raw !== 'object') return []
+  return Object.entries<any>(raw).filter(([status]) => /^([1-5](\d\d|XX)|default)$/i.test(status)).map(([status, entry]) => {
+    const where = `${at}/responses/${status.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    const response = resolve(doc, entry, where) ?? {}
+    const headers: Record<string, Record<string, any>> = {}
+    for (const [name, header] of Object.entries<any>(response.headers ?? {})) headers[name] = resolve(doc, header, `${where}/headers`) ?? {}
+    return { status: status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(), description: response.description ?? '', media: mediaOf(doc, response.content, where), headers }
+  })
+}
+
+/** Each operation of the document as a route; and those it cannot serve, with why. */
+export function routeList (doc: OpenApiDocument): { routes: RouteSpec[], refused: Refusal[] } {
   const routes: RouteSpec[] = []
+  const refused: Refusal[] = []
+  const ids = new Set<string>()
+  const urls = new Set<string>()
   for (const [path, rawItem] of Object.entries<any>(doc.paths ?? {})) {
-    const pathItem = resolve(doc, rawItem)
+    const itemAt = pointerOf('paths', path)
+    let pathItem: any
+    let template: PathTemplate | undefined
+    try {
+      pathItem = resolve(doc, rawItem, itemAt) ?? {}
+      template = fastifyUrl(path)
+    } catch (err) {
+      const problem = err instanceof Refused ? err.problem : (err as Error).message
+      for (const method of METHODS) if (rawItem?.[method] !== undefined) refused.push({ operation: `${method.toUpperCase()} ${path}`, pointer: pointerOf('paths', path, method), problem: `${method.toUpperCase()} ${path} ${problem}` })
+      continue
+    }
+    // HEAD is answered with GET's route unless the document declares it.
     for (const method of METHODS) {
       const operation = pathItem[method]
       if (operation === undefined) continue
-      const where = `${method.toUpperCase()} ${path}`
-      if (typeof operation.operationId !== 'string') throw new Error(`${where} has no operationId`)
-      routes.push({
-        operationId: operation.operationId,
-        method: method.toUpperCase(),
-        path,
-        url: path.replace(/{([^}]+)}/g, ':$1'),
-        security: operation.security ?? doc.security ?? [],
-        deprecation: deprecationOf(operation, where),
-        schema: {
-          ...parameterSchemas(doc, [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])], where),
-          ...bodySchema(doc, operation.requestBody, where),
-          response: responseSchemas(doc, operation.responses ?? {})
+      const at = pointerOf('paths', path, method)
+      const name = `${method.toUpperCase()} ${path}`
+      try {
+        if (operation === null || typeof operation !== 'object') throw new Refused(at, 'is no operation')
+        const operationId = typeof operation.operationId === 'string' && operation.operationId !== '' ? operation.operationId : operationIdOf(method, path)
+        if (ids.has(operationId)) throw new Refused(at, `has the operationId ${operationId}, which another operation has`)
+        const key = `${method.toUpperCase()} ${template.url}`
+        if (urls.has(key)) throw new Refused(at, `matches the same requests as another operation (${key})`)
+        const parameters = parametersOf(doc, [...pathItem.parameters ?? [], ...operation.parameters ?? []], at)
+        const inPath = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name))
+        const missing = template.names.filter((n) => !inPath.has(n))
+        if (missing.length > 0) throw new Refused(at, `has {${missing.join('}, {')}} in its path, with no path parameter to say what it is`)
+        const extra = [...inPath].filter((n) => !template.names.includes(n))
+        if (extra.length > 0) throw new Refused(at, `declares the path parameter(s) ${extra.join(', ')}, which its path does not have`)
+        const route: RouteSpec = {
+          operationId,
+          method: method.toUpperCase(),
+          path,
+          url: template.url,
+          pathNames: template.byName,
+          pointer: at,
+          security: operation.security ?? doc.security ?? [],
+          deprecation: deprecationOf(operation, name),
+          parameters,
+          body: bodyOf(doc, operation.requestBody, at),
+          responses: responsesOf(doc, operation.responses, at)
         }
-      })
-    }
-  }
-  return routes
-}
-
-/** Follows local $refs between OpenAPI objects (parameters, request bodies, responses, path items). */
-function resolve (doc: OpenApiDocument, value: any, seen = new Set<string>()): any {
-  if (value === null || typeof value !== 'object' || typeof value.$ref !== 'string') return value
-  const ref: string = value.$ref
-  if (seen.has(ref)) throw new Error(`circular $ref ${ref}`)
-  seen.add(ref)
-  return resolve(doc, pointer(doc, ref), seen)
-}
-
-function pointer (doc: OpenApiDocument, ref: string): any {
-  if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported, got ${ref}`)
-  let target: any = doc
-  for (const token of ref.slice(2).split('/')) {
-    target = target?.[decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~')]
-  }
-  if (target === undefined) throw new Error(`$ref ${ref} points at nothing`)
-  return target
-}
-
-/**
- * Makes a schema self-contained: references to #/components/schemas/X become #/$defs/X,
- * and every component it reaches, directly or through others, is carried along under $defs.
- */
-export function standaloneSchema (doc: OpenApiDocument, schema: JsonSchema): JsonSchema {
-  const defs: Record<string, JsonSchema> = {}
-  const rewrite = (node: any): any => {
-    if (Array.isArray(node)) return node.map(rewrite)
-    if (node === null || typeof node !== 'object') return node
-    const out: Record<string, any> = {}
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string') {
-        if (!value.startsWith(SCHEMA_PREFIX)) throw new Error(`schema $ref must point into ${SCHEMA_PREFIX}, got ${value}`)
-        const name = decodeURIComponent(value.slice(SCHEMA_PREFIX.length).split('/')[0])
-        if (!(name in defs)) {
-          defs[name] = {} // reserve first, so recursive schemas terminate
-          defs[name] = rewrite(pointer(doc, SCHEMA_PREFIX + name))
-        }
-        out.$ref = '#/$defs/' + value.slice(SCHEMA_PREFIX.length)
-      } else {
-        out[key] = rewrite(value)
+        ids.add(operationId)
+        urls.add(key)
+        routes.push(route)
+      } catch (err) {
+        // What the document says that cannot be served (a bad date of deprecation too).
+        refused.push(err instanceof Refused ? { operation: name, pointer: err.pointer, problem: `${name} ${err.problem}` } : { operation: name, pointer: at, problem: (err as Error).message })
       }
     }
-    return out
   }
-  const root = rewrite(schema)
-  return Object.keys(defs).length === 0 ? root : { ...root, $defs: { ...root.$defs, ...defs } }
+  return { routes, refused }
 }
 
-function parameterSchemas (doc: OpenApiDocument, rawParameters: any[], where: string): Partial<RouteSpec['schema']> {
-  // Operation-level parameters override path-level ones with the same name and location.
-  const byKey = new Map<string, any>()
-  for (const raw of rawParameters) {
-    const parameter = resolve(doc, raw)
-    byKey.set(`${parameter.in}:${parameter.name}`, parameter)
-  }
-  const parts: Partial<RouteSpec['schema']> = {}
-  for (const parameter of byKey.values()) {
-    if (parameter.in === 'cookie') throw new Error(`${where}: cookie parameters are not supported`)
-    const part = PARAMETER_PARTS[parameter.in as keyof typeof PARAMETER_PARTS]
-    if (part === undefined) throw new Error(`${where}: parameter ${parameter.name} has unknown location "${parameter.in}"`)
-    if (parameter.schema === undefined) throw new Error(`${where}: parameter ${parameter.name} has no schema`)
-    // Node lowercases incoming header names.
-    const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name
-    const target = parts[part] ??= { type: 'object', properties: {}, required: [] }
-    target.properties[name] = parameter.schema
-    if (parameter.required === true || parameter.in === 'path') target.required.push(name)
-  }
-  // Each part made self-contained as a whole, so that its $defs sit at its root, where a
-  // property's $ref (#/$defs/PlantId) resolves.
-  for (const part of Object.keys(parts) as Array<keyof typeof parts>) parts[part] = standaloneSchema(doc, parts[part]!)
-  return parts
-}
-
-function bodySchema (doc: OpenApiDocument, rawBody: any, where: string): Partial<RouteSpec['schema']> {
-  if (rawBody === undefined) return {}
-  const body = resolve(doc, rawBody)
-  const mediaTypes = Object.keys(body.content ?? {})
-  if (mediaTypes.length !== 1 || mediaTypes[0] !== JSON_MEDIA_TYPE) {
-    throw new Error(`${where}: only an ${JSON_MEDIA_TYPE} request body is supported, got ${mediaTypes.join(', ') || 'none'}`)
-  }
-  if (body.required !== true) throw new Error(`${where}: optional request bodies are not supported; mark it required`)
-  return { body: standaloneSchema(doc, body.content[JSON_MEDIA_TYPE].schema ?? {}) }
-}
-
-function responseSchemas (doc: OpenApiDocument, responses: Record<string, any>): Record<string, JsonSchema> {
-  const out: Record<string, JsonSchema> = {}
-  for (const [status, raw] of Object.entries(responses)) {
-    const schema = resolve(doc, raw).content?.[JSON_MEDIA_TYPE]?.schema
-    // Fastify spells status ranges 2xx where OpenAPI spells them 2XX.
-    if (schema !== undefined) out[status.toLowerCase()] = standaloneSchema(doc, schema)
-  }
-  return out
+/** The routes of a document the service serves whole: the first operation it cannot serve stops it. */
+export function routesFromDocument (doc: OpenApiDocument, file = 'openapi.yaml'): RouteSpec[] {
+  const { routes, refused } = routeList(doc)
+  if (refused.length > 0) throw new DocumentError(file, refused[0].pointer, refused[0].problem)
+  return routes
 }

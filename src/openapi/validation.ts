@@ -1,21 +1,20 @@
-import { Ajv2020, type AnySchema, type KeywordDefinition } from 'ajv/dist/2020.js'
+import { Ajv2020, type AnySchema, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js'
 import formatsPlugin from 'ajv-formats'
-import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
 import { ValidationError } from '../errors.js'
-import type { JsonSchema } from './routes.js'
+import type { OpenApiDocument } from './document.js'
+import { SchemaRegistry, type JsonSchema, type SchemaView } from './schema.js'
 
-// Requests are validated with the dialect OpenAPI 3.1 declares, JSON Schema 2020-12,
-// in strict mode. Bodies are never coerced; path, query and header values arrive as
-// strings, so those are.
+// Requests and answers are validated with the dialect OpenAPI 3.1 declares, JSON Schema 2020-12
+// (3.0 documents are upgraded to it as they are read), with the formats OpenAPI names. Bodies
+// are never coerced; values that arrive as text (parameters, form fields) are, as their schema
+// says. A default is what the schema says of an absent value, not a value: none is filled in. Documents
+// come as their authors wrote them: a keyword or format a validator does not know constrains
+// nothing, and a pattern ECMAScript refuses in Unicode mode is read without it.
 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
-const INT32_MIN = -(2 ** 31)
-const INT32_MAX = 2 ** 31 - 1
 const DECIMAL_INTEGER = /^-?(?:0|[1-9]\d*)$/
 const INT64_MESSAGE = `must be an integer from ${INT64_MIN} to ${INT64_MAX}`
-// Annotations OpenAPI adds to JSON Schema; declared so strict mode knows them.
-const OPENAPI_KEYWORDS = ['example', 'discriminator', 'xml', 'externalDocs']
 
 const addFormats = formatsPlugin as unknown as typeof formatsPlugin.default
 
@@ -64,28 +63,107 @@ function int64Keyword (coerceStrings: boolean): KeywordDefinition {
   }
 }
 
-function createAjv (coerce: boolean): Ajv2020 {
-  // validateSchema: false skips checking each schema against the 2020-12 meta-schema, whose
-  // compilation cost ~50 ms of every start. The document is validated against the OpenAPI 3.1
-  // schema in CI (npm run validate:spec), and strict mode still refuses unknown keywords.
-  const ajv = new Ajv2020({ strict: true, validateSchema: false, coerceTypes: coerce ? 'array' : false, useDefaults: true, allErrors: false })
-  addFormats(ajv)
-  ajv.addVocabulary(OPENAPI_KEYWORDS)
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX })
-  ajv.addKeyword(int64Keyword(coerce))
-  return ajv
-}
+interface Choice { values: string[], name: string, schema: { $ref?: string } }
 
-export function createValidatorCompiler (): FastifySchemaCompiler<JsonSchema> {
-  // Each Ajv is made when first needed: a document without parameters never needs the second.
-  let bodies: Ajv2020 | undefined
-  let others: Ajv2020 | undefined
-  return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? (bodies ??= createAjv(false)) : (others ??= createAjv(true))
-    return ajv.compile(withInt64Keyword(schema) as AnySchema)
+/**
+ * A discriminated oneOf or anyOf (schema.ts makes it x-discriminator): the object's property
+ * chooses one branch, and the object is checked against that branch alone, so that an error names
+ * the branch it was checked as. Each branch is compiled when first chosen.
+ */
+const discriminatorKeyword: KeywordDefinition = {
+  keyword: 'x-discriminator',
+  schemaType: 'object',
+  errors: true,
+  compile ({ propertyName, choices }: { propertyName: string, choices: Choice[] }, _parent, it) {
+    const ajv = it.self
+    const root = it.baseId
+    const byValue = new Map<unknown, { choice: Choice, validate?: ValidateFunction }>()
+    for (const choice of choices) for (const value of choice.values) byValue.set(value, { choice })
+    const allowed = choices.flatMap((choice) => choice.values)
+    const validate = (data: any, ctx?: { instancePath: string }): boolean => {
+      const at = ctx?.instancePath ?? ''
+      if (data === null || typeof data !== 'object' || Array.isArray(data)) return true // the branches' type says what it must be
+      if (!(propertyName in data)) {
+        validate.errors = [{ instancePath: at, keyword: 'discriminator', params: { missingProperty: propertyName, allowed }, message: `must have required property '${propertyName}'` }]
+        return false
+      }
+      const entry = byValue.get(data[propertyName])
+      if (entry === undefined) {
+        validate.errors = [{ instancePath: `${at}/${propertyName}`, keyword: 'discriminator', params: { allowed }, message: `must be one of ${allowed.join(', ')}, which choose its schema` }]
+        return false
+      }
+      // The branch's $ref: to a registered copy (schema.ts), or into the schema's own $defs.
+      const ref = entry.choice.schema.$ref ?? ''
+      entry.validate ??= ajv.getSchema(ref.startsWith('#') ? root + ref : ref) ?? ajv.compile(entry.choice.schema)
+      if (entry.validate(data)) return true
+      const chosen = `(as ${entry.choice.name}, which ${propertyName} ${JSON.stringify(data[propertyName])} chooses)`
+      validate.errors = (entry.validate.errors ?? []).map((error) => ({ ...error, instancePath: at + error.instancePath, message: `${error.message} ${chosen}` }))
+      return false
+    }
+    validate.errors = null as unknown
+    return validate as any
   }
 }
 
+/** A pattern as ECMAScript reads it: in Unicode mode, else without it; one that neither reads matches anything. */
+function regExp (pattern: string, flags: string): RegExp {
+  for (const attempt of [flags, flags.replace('u', '')]) {
+    try {
+      return new RegExp(pattern, attempt)
+    } catch {}
+  }
+  return /(?:)/
+}
+regExp.code = 'regExp'
+
+function createAjv (coerce: boolean): Ajv2020 {
+  // validateSchema: false skips checking each schema against the 2020-12 meta-schema, whose
+  // compilation cost ~50 ms of every start: the document is validated against OpenAPI's schema
+  // in CI (npm run validate:spec), and schema.ts drops keywords whose values a validator could not take.
+  const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, coerceTypes: coerce ? 'array' : false, allErrors: false, inlineRefs: false, code: { regExp } })
+  // JSON Schema's formats and OpenAPI's (int32, int64, float, double, byte, binary, password).
+  addFormats(ajv)
+  ajv.addKeyword(int64Keyword(coerce))
+  ajv.addKeyword(discriminatorKeyword)
+  return ajv
+}
+
+/** Compiles the document's schemas into validators, each when first called. */
+export interface Validators {
+  /** For request bodies, as parsed; readOnly properties not required. */
+  request: (schema: JsonSchema) => ValidateFunction
+  /** For what arrives as text (parameters, form fields): converted as their schemas say. */
+  text: (schema: JsonSchema) => ValidateFunction
+  /** For answers; writeOnly properties not required. */
+  response: (schema: JsonSchema) => ValidateFunction
+}
+
+/** Validators of `doc`'s schemas (and of schemas made of them: their $refs point into `doc`). */
+export function createValidators (doc: OpenApiDocument, file = 'the document'): Validators {
+  // Each Ajv, and its registry of the document's schemas, is made when first needed: a document
+  // without parameters never needs the second, a service without response validation the third.
+  const made = (coerce: boolean, view: SchemaView) => {
+    let ajv: Ajv2020 | undefined
+    let registry: SchemaRegistry | undefined
+    return (schema: JsonSchema): ValidateFunction => {
+      let validate: ValidateFunction | undefined
+      const lazy = ((data: unknown, ctx?: any) => {
+        if (validate === undefined) {
+          ajv ??= createAjv(coerce)
+          registry ??= new SchemaRegistry(doc, view, file, (copy) => ajv!.addSchema(withInt64Keyword(copy) as AnySchema))
+          validate = ajv.compile(withInt64Keyword(registry.schema(schema)) as AnySchema)
+        }
+        const valid = validate(data, ctx)
+        lazy.errors = validate.errors
+        return valid
+      }) as ValidateFunction
+      return lazy
+    }
+  }
+  return { request: made(false, 'request'), text: made(true, 'request'), response: made(false, 'response') }
+}
+
 /** Fastify's message format ("body/name must be string"), on an error that skips the costly stack trace. */
-export const formatValidationErrors: NonNullable<FastifyServerOptions['schemaErrorFormatter']> = (errors, dataVar) =>
-  new ValidationError(errors.map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message}`).join(', '))
+export function validationError (errors: ValidateFunction['errors'], dataVar: string): Error {
+  return new ValidationError((errors ?? []).map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message}`).join(', '))
+}

@@ -1,6 +1,6 @@
 import bearerAuth from '@fastify/bearer-auth'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
-import { InsufficientScopeError, KeysUnavailableError, UnauthorizedError } from '../errors.js'
+import { InsufficientScopeError, KeysUnavailableError, MissingCredentialsError, UnauthorizedError } from '../errors.js'
 import type { JwtOutcome, JwtVerdict, JwtVerifier } from './jwt.js'
 import type { Limit, Limits } from './rate-limit.js'
 import type { TokenSet } from './tokens.js'
@@ -123,8 +123,8 @@ export async function bearerGuard (app: FastifyInstance, tokens: TokenSet, { lim
       const traced = tracer?.start(request)
       const header = request.headers.authorization
       // No bearer credentials at all: RFC 6750 wants the bare challenge, with no error code.
-      if (header === undefined) return conclude(request, reply, done, traced, limits?.byAddress, 'missing', 'none', new UnauthorizedError('Missing bearer token'), CHALLENGED)
-      if (!BEARER.test(header)) return conclude(request, reply, done, traced, limits?.byAddress, 'not_bearer', 'none', new UnauthorizedError('Authorization must use the Bearer scheme'), CHALLENGED)
+      if (header === undefined) return conclude(request, reply, done, traced, limits?.byAddress, 'missing', 'none', new MissingCredentialsError('Missing bearer token'), CHALLENGED)
+      if (!BEARER.test(header)) return conclude(request, reply, done, traced, limits?.byAddress, 'not_bearer', 'none', new MissingCredentialsError('Authorization must use the Bearer scheme'), CHALLENGED)
       verify(request, reply, (err?: Error) => {
         if (err !== undefined) {
           const verdict = refusals.get(request)

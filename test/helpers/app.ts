@@ -13,7 +13,7 @@ import { freshDatabaseUrl } from './postgres.js'
 
 export const TOKEN = 'test-token-0123456789abcdef'
 export const AUTH = { authorization: `Bearer ${TOKEN}` }
-export const { document, text: documentText } = loadDocument()
+export const { document, text: documentText } = await loadDocument()
 
 /** A concrete URL for a path of the document: each {parameter} filled with 1. */
 export const exampleUrl = (path: string): string => path.replace(/\{[^}]+\}/g, '1')

@@ -67,6 +67,6 @@ t.test('what the document gets wrong stops the start, naming the operation', asy
     const { route, loaded } = deprecatedVariant(edit)
     const failed = await buildTestApp(t, await testConfig(t), { loaded }).then(() => undefined, (err: Error) => err.message)
     t.match(failed, message)
-    t.ok(failed?.startsWith(`${route.method} ${route.path}`), `naming ${route.method} ${route.path}: ${failed}`)
+    t.ok(failed?.startsWith(`openapi.yaml${route.pointer}: ${route.method} ${route.path}`), `naming the file, where, and ${route.method} ${route.path}: ${failed}`)
   }
 })

@@ -1,11 +1,12 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import { bearerGuard } from '../../src/security/auth.js'
-import { errorHandler } from '../../src/http/error-handler.js'
-import type { Handlers } from '../../src/openapi/handler-types.js'
+import { errorHandler, plainError } from '../../src/http/error-handler.js'
 import { registerRoutes } from '../../src/openapi/register.js'
-import { routesFromDocument, standaloneSchema } from '../../src/openapi/routes.js'
-import { createValidatorCompiler } from '../../src/openapi/validation.js'
+import { routeList, routesFromDocument, standaloneSchema } from '../../src/openapi/routes.js'
+import { bodyParsers } from '../../src/openapi/bodies.js'
+import { lazySerializerCompiler } from '../../src/openapi/serialization.js'
+import { createValidators } from '../../src/openapi/validation.js'
 import { TokenSet } from '../../src/security/tokens.js'
 import { AUTH, TOKEN } from '../helpers/app.js'
 
@@ -62,14 +63,24 @@ const handlers = {
   getPublic: async () => ({ status: 200, body: { ok: true } }),
   getOptional: async () => ({ status: 201, body: {} }),
   plantTree: async ({ body }: any) => ({ status: 200, body: { ...body, secret: 'dropped by the serializer' } })
-} as unknown as Handlers
+}
 
-async function fixtureApp (t: any, doc: any = fixture, bound: unknown = handlers): Promise<FastifyInstance> {
+async function fixtureApp (t: any, doc: any = fixture, bound: object = handlers): Promise<FastifyInstance> {
   const app = Fastify()
-  app.setValidatorCompiler(createValidatorCompiler())
-  app.setErrorHandler(errorHandler)
+  app.setSerializerCompiler(lazySerializerCompiler)
+  app.setErrorHandler(errorHandler(() => plainError))
+  const routes = routesFromDocument(doc)
+  bodyParsers(app, routes, () => undefined)
   const guard = await bearerGuard(app, new TokenSet([TOKEN]))
-  registerRoutes(app, routesFromDocument(doc), bound as Handlers, doc, { 'http:bearer': guard })
+  registerRoutes(app, routes, doc, {
+    handlers: bound,
+    checks: { 'http:bearer': (_scheme, scopes) => guard(scopes) },
+    validators: createValidators(doc),
+    validateResponses: false,
+    limits: { bodyBytes: 1024 * 1024, partBytes: 1024 * 1024 },
+    errorWriter: () => plainError,
+    file: 'fixture.yaml'
+  })
   t.teardown(() => app.close())
   return app
 }
@@ -77,21 +88,21 @@ async function fixtureApp (t: any, doc: any = fixture, bound: unknown = handlers
 t.test('the route list is derived from the document', async (t) => {
   const routes = routesFromDocument(fixture)
   t.same(routes.map((r) => `${r.method} ${r.url} ${r.operationId}`), [
-    'GET /trees/:treeId getTree', 'GET /public getPublic', 'GET /optional-auth getOptional', 'POST /trees plantTree'
+    'GET /trees/:p0 getTree', 'GET /public getPublic', 'GET /optional-auth getOptional', 'POST /trees plantTree'
   ])
   const getTree = routes[0]
-  t.same(getTree.schema.params, { type: 'object', properties: { treeId: { type: 'integer', format: 'int64' } }, required: ['treeId'] })
-  t.same(getTree.schema.querystring?.required, [])
-  t.same(getTree.schema.headers?.required, ['x-request-tag'], 'header names are lowercased')
+  t.same(getTree.pathNames, { p0: 'treeId' }, 'the router\'s parameter names the document\'s')
+  t.same(getTree.parameters.map((p) => `${p.in} ${p.name} ${p.required} ${p.style} ${p.explode}`), ['path treeId true simple false', 'query depth false form true', 'header x-request-tag true simple false'], 'header names are lowercased; styles default by location')
   t.same(getTree.security, [{ bearerAuth: [] }], 'the document default applies')
   t.same(routes[1].security, [], 'security: [] overrides the default')
-  t.ok(routes[2].schema.response['2xx'], 'status ranges use Fastify spelling')
-  t.same(routes[3].schema.body?.$defs?.Tree?.properties.children.items, { $ref: '#/$defs/Tree' }, 'recursive $ref is carried along')
+  t.same(routes[2].responses.map((r) => r.status), ['2XX'], 'status ranges as the document writes them')
+  t.same(routes[3].body?.media.map((m) => m.type), ['application/json'])
+  t.same(standaloneSchema(fixture, routes[3].body!.media[0].schema!).$defs?.Tree?.properties.children.items, { $ref: '#/$defs/Tree' }, 'recursive $ref is carried along')
 })
 
-t.test('standaloneSchema rejects refs it cannot follow', async (t) => {
-  t.throws(() => standaloneSchema(fixture, { $ref: 'https://elsewhere.example/schema.json' }), /must point into #\/components\/schemas/)
-  t.throws(() => standaloneSchema(fixture, { $ref: '#/components/schemas/Missing' }), /points at nothing/)
+t.test('standaloneSchema refuses refs it cannot follow', async (t) => {
+  t.throws(() => standaloneSchema(fixture, { $ref: 'https://elsewhere.example/schema.json' }), /has a \$ref out of the document/)
+  t.throws(() => standaloneSchema(fixture, { $ref: '#/components/schemas/Missing' }), /#\/components\/schemas\/Missing: is the target of a \$ref, and there is nothing there/)
 })
 
 t.test('path, query and header parameters are validated and coerced', async (t) => {
@@ -131,29 +142,29 @@ t.test('the app refuses to start on a handler mismatch', async (t) => {
   await t.rejects(fixtureApp(t, fixture, { ...handlers, deleteTree: echo }), /handler\(s\) for operation\(s\) the document does not declare: deleteTree/)
 })
 
-t.test('the app fails closed on security it does not implement', async (t) => {
+t.test('the app fails closed on security no check is bound to', async (t) => {
   const withScheme = (scheme: object, security: object[]) => ({
     ...fixture,
     paths: { '/public': { get: { ...fixture.paths['/public'].get, security } } },
     components: { ...fixture.components, securitySchemes: { ...fixture.components.securitySchemes, other: scheme } }
   })
-  const only = { getPublic: (handlers as any).getPublic }
-  await t.rejects(fixtureApp(t, withScheme({ type: 'apiKey', in: 'header', name: 'X-Key' }, [{ other: [] }]), only), /requires security scheme "other" \(apiKey\), which this service does not implement/)
+  const only = { getPublic: handlers.getPublic }
+  await t.rejects(fixtureApp(t, withScheme({ type: 'apiKey', in: 'header', name: 'X-Key' }, [{ other: [] }]), only), /requires security scheme "other" \(apiKey\), which no check in this service is bound to/)
   await t.rejects(fixtureApp(t, withScheme({ type: 'http', scheme: 'basic' }, [{ bearerAuth: [], other: [] }]), only), /\(http:basic\)/)
-  await t.rejects(fixtureApp(t, withScheme({ type: 'oauth2', flows: {} }, [{ bearerAuth: [] }, { other: [] }]), only), /\(oauth2\)/)
+  await t.rejects(fixtureApp(t, withScheme({ type: 'oauth2', flows: {} }, [{ bearerAuth: [] }, { other: [] }]), only), /\(oauth2\)/, 'an alternative no check takes fails too')
   await t.rejects(fixtureApp(t, withScheme({ type: 'http', scheme: 'bearer' }, [{ nowhere: [] }]), only), /"nowhere", which components.securitySchemes does not define/)
-  await t.rejects(fixtureApp(t, withScheme({ type: 'http', scheme: 'bearer' }, [{ bearerAuth: ['trees:read'] }, { bearerAuth: ['trees:admin'] }]), only), /alternative security requirements \(http:bearer \[trees:read\] \| http:bearer \[trees:admin\]\)/, 'alternatives that differ in scopes too')
-  await t.resolves(fixtureApp(t, withScheme({ type: 'http', scheme: 'bearer' }, [{ bearerAuth: ['trees:read', 'trees:read'] }, { bearerAuth: ['trees:read'] }]), only), 'the same requirement twice is one')
+  await t.resolves(fixtureApp(t, withScheme({ type: 'http', scheme: 'bearer' }, [{ bearerAuth: ['trees:read'] }, { other: ['trees:admin'] }]), only), 'alternatives of bound schemes, each with its scopes')
 })
 
-t.test('the document must stay within what the router supports', async (t) => {
-  t.throws(() => routesFromDocument({ ...fixture, openapi: '3.0.3' }), /only OpenAPI 3.1 documents are supported, got 3.0.3/)
-  t.throws(() => routesFromDocument({ ...fixture, jsonSchemaDialect: 'http://json-schema.org/draft-07/schema#' }), /jsonSchemaDialect http:\/\/json-schema.org\/draft-07\/schema# is not supported/)
-  t.doesNotThrow(() => routesFromDocument({ ...fixture, jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema' }))
+t.test('what the router cannot serve is refused, naming the file, the place and why', async (t) => {
   const op = (extra: object) => ({ ...fixture, paths: { '/x': { post: { operationId: 'x', responses: {}, ...extra } } } })
-  t.throws(() => routesFromDocument({ ...fixture, paths: { '/x': { get: { responses: {} } } } }), /GET \/x has no operationId/)
-  t.throws(() => routesFromDocument(op({ requestBody: { required: true, content: { 'text/plain': { schema: {} } } } })), /only an application\/json request body/)
-  t.throws(() => routesFromDocument(op({ requestBody: { content: { 'application/json': { schema: {} } } } })), /optional request bodies/)
-  t.throws(() => routesFromDocument(op({ parameters: [{ name: 'c', in: 'cookie', schema: {} }] })), /cookie parameters/)
-  t.throws(() => routesFromDocument(op({ parameters: [{ $ref: '#/components/parameters/Nope' }] })), /points at nothing/)
+  const refused = (doc: any) => routeList(doc).refused.map((r) => `${r.pointer} ${r.problem}`)
+  t.same(refused({ ...fixture, paths: { '/#X-Amz-Target=Get': { post: { responses: {} } } } }), ['#/paths/~1#X-Amz-Target=Get/post POST /#X-Amz-Target=Get has a path that no request can have: a fragment (#), a query (?), a wildcard (*) or a space is none of a path'])
+  t.same(refused({ ...fixture, paths: { '/a/{id}': { get: { responses: {} } } } }), ['#/paths/~1a~1{id}/get GET /a/{id} has {id} in its path, with no path parameter to say what it is'])
+  t.same(refused(op({ parameters: [{ $ref: '#/components/parameters/Nope' }] })), ['#/paths/~1x/post/parameters/0 POST /x has a $ref to #/components/parameters/Nope, and there is nothing there'])
+  t.same(refused(op({ parameters: [{ name: 'q', in: 'query', style: 'matrix' }] })), ['#/paths/~1x/post/parameters/0 POST /x is parameter q with style matrix, which a query parameter cannot have (form, spaceDelimited, pipeDelimited, deepObject)'])
+  t.same(refused({ ...fixture, paths: { '/a': { get: { operationId: 'same', responses: {} } }, '/b': { get: { operationId: 'same', responses: {} } } } }), ['#/paths/~1b/get GET /b has the operationId same, which another operation has'])
+  t.same(refused({ ...fixture, paths: { '/a/{x}': { get: { parameters: [{ name: 'x', in: 'path', required: true }], responses: {} } }, '/a/{y}': { get: { parameters: [{ name: 'y', in: 'path', required: true }], responses: {} } } } }), ['#/paths/~1a~1{y}/get GET /a/{y} matches the same requests as another operation (GET /a/:p0)'])
+  t.throws(() => routesFromDocument(op({ parameters: [{ $ref: '#/components/parameters/Nope' }] })), /^openapi\.yaml#\/paths\/~1x\/post\/parameters\/0: POST \/x has a \$ref/, 'the service stops on the first, naming file and pointer')
+  t.same(routesFromDocument({ ...fixture, paths: { '/x': { get: { responses: {} } } } }).map((r) => r.operationId), ['getX'], 'an operation without an operationId is named from its method and path')
 })

@@ -1,0 +1,81 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Config } from '../config.js'
+import { errorHandler, notFoundHandler, plainError } from '../http/error-handler.js'
+import { connectionLimits, limitOptions } from '../http/limits.js'
+import { echoRequestId, requestId } from '../http/request-id.js'
+import { api } from '../openapi/api.js'
+import { credentialChecks } from '../openapi/credentials.js'
+import { DocumentError } from '../openapi/document-error.js'
+import { docs } from '../openapi/docs.js'
+import type { LoadedDocument } from '../openapi/document.js'
+import type { ErrorWriter } from '../openapi/error-shapes.js'
+import { mock, type Mock } from '../openapi/mock.js'
+import { routeList, type Refusal } from '../openapi/routes.js'
+import { securityHooks } from '../openapi/security.js'
+import { lazySerializerCompiler } from '../openapi/serialization.js'
+import { modelOf } from '../openapi/upgrade.js'
+import { createValidators } from '../openapi/validation.js'
+import { AccessLog } from '../ops/access-log.js'
+
+type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
+
+export interface MockApp {
+  app: FastifyInstance
+  /** The operations left out, with why. */
+  refused: Refusal[]
+  checkExamples: Mock['checkExamples']
+}
+
+/**
+ * A mock of the document (openapi/mock.ts) behind the service's engine: its routes, parsing,
+ * validation and security, with the mock's checks of presence and form. `file` names the
+ * document in messages. Never listens: the command (mock.ts) does, tests inject.
+ */
+export async function buildMock ({ http, ops }: Pick<Config, 'http' | 'ops'>, loaded: LoadedDocument, file: string, logStream?: { write: (line: string) => void }): Promise<MockApp> {
+  // Served as upgraded: a copy of a big document would be most of the mock's memory.
+  const document = await modelOf(loaded.document, { inPlace: true })
+  const { routes, refused } = routeList(document)
+  // An operation whose security no check can take is left out too.
+  const served = routes.filter((route) => {
+    try {
+      securityHooks(route, document, credentialChecks, file)
+      return true
+    } catch (err) {
+      if (!(err instanceof DocumentError)) throw err
+      refused.push({ operation: `${route.method} ${route.path}`, pointer: route.pointer, problem: err.message })
+      return false
+    }
+  })
+  const validators = createValidators(document, file)
+  const app = Fastify({
+    logger: { level: ops.logLevel, ...(logStream && { stream: logStream }) },
+    logController: new AccessLog(ops.logLevel),
+    genReqId: requestId,
+    ...limitOptions(http),
+    schemaController: { compilersFactory: { buildValidator: () => ({ schema }: { schema: object }) => validators.request(schema), buildSerializer: () => lazySerializerCompiler } as unknown as SchemaCompilers }
+  })
+  let errorWriter: ErrorWriter = plainError
+  const handleError = errorHandler(() => errorWriter)
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler(notFoundHandler(handleError))
+  for (const { problem } of refused) app.log.warn({ problem }, 'left out: the mock cannot serve this operation')
+  const { handlers, checkExamples } = mock(document, served, validators, () => validators, (problem) => app.log.warn({ problem }, 'example not served'))
+  echoRequestId(app)
+  await connectionLimits(app, { config: http })
+  // Swagger UI and the document, unless the document has paths of its own there.
+  const ours = Object.keys(document.paths ?? {}).some((path) => /^\/(docs|openapi\.(json|yaml))(\/|$)/.test(path))
+  if (ours) app.log.warn('the document has paths of its own at /docs or /openapi.*: the mock serves no Swagger UI')
+  else await app.register(docs, { loaded, title: `${String(document.info?.title ?? 'API')} (mock)` })
+  await app.register(api, {
+    http,
+    document,
+    routes: served,
+    file,
+    handlers,
+    validators,
+    checks: async () => credentialChecks,
+    onErrorWriter: (writer) => { errorWriter = writer }
+  })
+  await app.ready()
+  return { app, refused, checkExamples }
+}

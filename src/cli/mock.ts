@@ -1,0 +1,48 @@
+// npm run mock -- <document>: a mock of any OpenAPI 3.0 or 3.1 document, on HOST and PORT, from
+// the engine the service runs on: the same routes, parameter and body parsing, validation and
+// security (credentials checked for presence and form only), each operation answered from the
+// document (openapi/mock.ts). What it cannot serve is named once at start and left out; a document
+// it cannot read at all stops it, in one line. The image runs it as its `mock` role.
+import { enableCompileCache } from 'node:module'
+import { resolve } from 'node:path'
+
+// As server.ts: later starts skip most compiling; only modules loaded after this call are cached.
+enableCompileCache()
+const [{ ConfigError, loadConfig }, { loadDocument }, { buildMock }, { logDestination }] = await Promise.all([
+  import('../config.js'), import('../openapi/document.js'), import('./mock-app.js'), import('../ops/log-destination.js')
+])
+
+async function main (): Promise<void> {
+  const path = process.argv[2]
+  if (path === undefined) {
+    process.stderr.write('Usage: npm run mock -- <document> (an OpenAPI 3.0 or 3.1 document, YAML or JSON)\n')
+    process.exit(2)
+  }
+  let config
+  try {
+    config = loadConfig(process.env)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    process.stderr.write(`${err.message}\n`)
+    process.exit(1)
+  }
+  const logs = logDestination()
+  process.on('exit', logs.flushSync)
+  // npm runs its scripts at the project's root; the path is the user's, from where they ran it.
+  const loaded = await loadDocument(resolve(process.env.INIT_CWD ?? process.cwd(), path))
+  const { app, refused, checkExamples } = await buildMock(config, loaded, path, logs)
+  const address = await app.listen({ port: config.http.port, host: config.http.host })
+  process.stdout.write(`\nMock of ${path} listening on ${address}${refused.length === 0 ? '' : `; ${refused.length} operation(s) left out, named in the log`}\nAPI docs: ${address}/docs\n\n`)
+  const shutdown = (): void => { app.close().then(() => process.exit(0), () => process.exit(1)) }
+  process.on('SIGTERM', shutdown)
+  process.on('SIGINT', shutdown)
+  // Meanwhile requests are answered: an example is checked when first served, if this has not reached it yet.
+  const { examples, invalid } = await checkExamples()
+  app.log.info({ examples, invalid }, `examples checked against their schemas: ${invalid} of ${examples} contradict theirs and are not served`)
+}
+
+// A document it cannot read says why in one line (file and JSON pointer), with no stack trace.
+await main().catch((err: Error) => {
+  process.stderr.write(`The mock cannot start: ${err.message}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,151 @@
+import type { BusboyInstance } from '@fastify/busboy'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { BadMultipartError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js'
+import { jsonBodyParser } from '../http/json-body.js'
+import type { MediaSpec, RouteSpec } from './routes.js'
+
+// Request bodies of every common media type, chosen by the request's Content-Type among those
+// the operation declares (a range the document writes, image/* or */*, included): JSON and its
+// +json types, parsed exactly (http/json-body.ts); forms (application/x-www-form-urlencoded),
+// read as the query is; multipart/form-data, streamed by Fastify's busboy, each part within a limit
+// and the whole within another; text/* as text; anything else as bytes. Fastify reads the body with the
+// parser of its media type, and only the media types the document uses have one: the rest is
+// answered 415 before the body is read.
+
+export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'bytes'
+
+/** A file of a multipart body, as a handler gets it. */
+export interface UploadedFile { filename: string, mimetype: string, data: Buffer }
+
+/** How a body of this media type is read. */
+export function kindOf (type: string): BodyKind {
+  if (type === 'application/json' || type.endsWith('+json')) return 'json'
+  if (type === 'application/x-www-form-urlencoded') return 'form'
+  if (type.startsWith('multipart/')) return 'multipart'
+  if (type.startsWith('text/') || type === 'application/xml' || type.endsWith('+xml')) return 'text'
+  return 'bytes'
+}
+
+/** True when the request's media type is in the range the document writes (image/* takes image/png). */
+function inRange (range: string, type: string): boolean {
+  if (range === type || range === '*/*') return true
+  const [kind, sub] = range.split('/')
+  return sub === '*' && type.startsWith(`${kind}/`)
+}
+
+/** The media type of a request (lower case, no parameters), or undefined without Content-Type. */
+export const mediaTypeOf = (request: FastifyRequest): string | undefined => request.headers['content-type']?.split(';')[0].trim().toLowerCase() || undefined
+
+/** Which of the operation's media types the request's is: the exact one, else the narrowest range that takes it. */
+export function matchMedia (declared: MediaSpec[], type: string | undefined): MediaSpec | undefined {
+  if (type === undefined) return undefined
+  return declared.find((media) => media.type === type) ??
+    declared.filter((media) => inRange(media.type, type)).sort((a, b) => b.type.length - a.type.length)[0]
+}
+
+/** 415 for the Content-Type sent, naming what the operation takes. */
+export function unsupported (type: string | undefined, declared: MediaSpec[]): Error {
+  const types = declared.map((media) => media.type)
+  return new UnsupportedMediaTypeError(type ?? 'none', types.length === 1 ? types[0] : `one of ${types.join(', ')}`)
+}
+
+/** The route a request is for, as register.ts tells the parsers, so that a 415 names what it takes. */
+export interface BodyRoute { body?: RouteSpec['body'] }
+
+/**
+ * Registers in the API's scope a parser for each kind of body the routes take, and 415 for every
+ * other media type. `routeOf` gives the spec of the route a request matched.
+ */
+export function bodyParsers (app: FastifyInstance, routes: RouteSpec[], routeOf: (request: FastifyRequest) => BodyRoute | undefined): void {
+  const declared = routes.flatMap((route) => route.body?.media ?? [])
+  const kinds = new Set(declared.map((media) => media.type.includes('*') ? undefined : kindOf(media.type)))
+  const anything = declared.some((media) => media.type.includes('*'))
+  app.removeAllContentTypeParsers()
+  if (kinds.has('json') || anything) {
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
+    app.addContentTypeParser(/^application\/[^;\s]+\+json(?:\s*;|$)/, { parseAs: 'string' }, jsonBodyParser)
+  }
+  if (kinds.has('form') || anything) app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  if (kinds.has('text') || anything) app.addContentTypeParser(/^(text\/|application\/xml|application\/[^;\s]+\+xml)/, { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  // Left unread: its parts are streamed by the validation (readMultipart), which knows the operation.
+  if (kinds.has('multipart') || anything) app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null))
+  const bytes = new Set(declared.filter((media) => !media.type.includes('*') && kindOf(media.type) === 'bytes').map((media) => media.type))
+  for (const type of bytes) app.addContentTypeParser(type, { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+  // Every other media type: bytes, where the document takes a range; else 415, the body unread.
+  if (anything) app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+  else app.addContentTypeParser('*', (request, _payload, done) => done(unsupported(request.headers['content-type'], routeOf(request)?.body?.media ?? declared)))
+}
+
+/** True for a request whose body is multipart, left unread by its parser. */
+export const isMultipart = (request: FastifyRequest): boolean => mediaTypeOf(request) === 'multipart/form-data'
+
+/**
+ * A multipart body's fields and files, streamed from the request by Fastify's busboy, each part
+ * within `partBytes` and the whole within `bodyBytes` (413 past either): as a handler gets them,
+ * each field by its name, in order; and as the validator checks them, each file as its bytes
+ * (latin1: a string of its length).
+ */
+export async function readMultipart (request: FastifyRequest, { partBytes, bodyBytes }: { partBytes: number, bodyBytes: number }): Promise<{ body: Record<string, unknown[]>, view: Record<string, unknown[]> }> {
+  const { Busboy } = await import('@fastify/busboy')
+  return await new Promise((resolve, reject) => {
+    const body: Record<string, unknown[]> = Object.create(null)
+    const view: Record<string, unknown[]> = Object.create(null)
+    let total = 0
+    let failed = false
+    const fail = (error: Error): void => {
+      if (failed) return
+      failed = true
+      // The rest of the body is read and dropped, so that the answer reaches the client.
+      request.raw.unpipe()
+      request.raw.resume()
+      reject(error)
+    }
+    const add = (name: string, value: unknown, seen: unknown): void => {
+      ;(body[name] ??= []).push(value)
+      ;(view[name] ??= []).push(seen)
+    }
+    let parser: BusboyInstance
+    try {
+      parser = new Busboy({ headers: request.headers as { 'content-type': string }, limits: { fileSize: partBytes, fieldSize: partBytes } })
+    } catch (err) {
+      return fail(new BadMultipartError((err as Error).message))
+    }
+    let open = 0
+    let finished = false
+    const settle = () => { if (finished && open === 0 && !failed) resolve({ body, view }) }
+    parser.on('file', (name, stream, filename, _encoding, mimetype) => {
+      const chunks: Buffer[] = []
+      open++
+      stream.on('limit', () => fail(new PayloadTooLargeError()))
+      stream.on('data', (chunk: Buffer) => {
+        total += chunk.length
+        if (total > bodyBytes) fail(new PayloadTooLargeError())
+        else chunks.push(chunk)
+      })
+      stream.on('end', () => {
+        open--
+        const data = Buffer.concat(chunks)
+        add(name, { filename, mimetype, data } satisfies UploadedFile, data.toString('latin1'))
+        settle()
+      })
+    })
+    parser.on('field', (name, value: string, _nameTruncated, valueTruncated, _encoding, mimetype: string) => {
+      total += Buffer.byteLength(value)
+      if (valueTruncated || total > bodyBytes) return fail(new PayloadTooLargeError())
+      // A part that says it is JSON is read as JSON (text if it is not).
+      let parsed: unknown = value
+      if (/\bjson\b/.test(mimetype)) {
+        try {
+          parsed = JSON.parse(value)
+        } catch {}
+      }
+      add(name, parsed, parsed)
+    })
+    parser.on('error', (err: Error) => fail(new BadMultipartError(err.message)))
+    parser.on('finish', () => {
+      finished = true
+      settle()
+    })
+    request.raw.pipe(parser)
+  })
+}

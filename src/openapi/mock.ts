@@ -1,0 +1,179 @@
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import Negotiator from 'negotiator'
+import { kindOf } from './bodies.js'
+import type { OpenApiDocument } from './document.js'
+import type { AnyHandler, HandlerInput } from './register.js'
+import { responseFor, type Answer } from './responses.js'
+import type { MediaSpec, ResponseSpec, RouteSpec } from './routes.js'
+import { validSample } from './samples.js'
+import { pointerTarget } from './schema.js'
+import type { Validators } from './validation.js'
+
+/** A validator that passes anything: for what has no schema to be checked by. */
+const ANY = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction
+
+// A handler for every operation of any document, answering from the document itself, as Prism
+// and openapi-backend do: the operation's first success (or, with `Prefer: code=404`, another
+// declared status), in the media type the client's Accept prefers, with the example the document
+// gives (or, with `Prefer: example=name`, the one of that name), else a sample made from the schema
+// by Redocly's openapi-sampler; with the declared headers, from their examples or schemas. An
+// example or a sample is served only when it is valid against its schema: the examples that
+// contradict theirs are named once (checkExamples), and a sample that breaks its schema is named
+// when first made. The requests reach these handlers through the same checks as the service's.
+
+/** What the mock tells about the document: an example or a sample it will not serve, and why. */
+export type Report = (message: string) => void
+
+interface Example { name: string, value: unknown }
+
+/** The examples a media type gives: its named examples, its single one, its schema's. */
+function examplesOf (doc: OpenApiDocument, media: MediaSpec): Example[] {
+  const named = Object.entries<any>(media.object.examples ?? {}).map(([name, example]) => {
+    const resolved = typeof example?.$ref === 'string' ? pointerTarget(doc, example.$ref) : example
+    return resolved !== null && typeof resolved === 'object' && 'value' in resolved ? { name, value: resolved.value } : undefined
+  }).filter((example): example is Example => example !== undefined)
+  if (media.object.example !== undefined) named.push({ name: 'example', value: media.object.example })
+  const schema = media.schema?.$ref === undefined ? media.schema : pointerTarget(doc, media.schema.$ref)
+  if (Array.isArray(schema?.examples)) named.push(...schema.examples.map((value: unknown, i: number) => ({ name: `schema example ${i + 1}`, value })))
+  else if (schema?.example !== undefined) named.push({ name: 'schema example', value: schema.example })
+  return named
+}
+
+/** Prefer: code=404, example=name (RFC 7240's preferences, as Prism reads them). */
+function preferences (header: unknown): { code?: number, example?: string } {
+  const out: { code?: number, example?: string } = {}
+  for (const item of String(header ?? '').split(/[,;]/)) {
+    const [key, value] = item.split('=').map((part) => part.trim().replace(/^"(.*)"$/, '$1'))
+    if (key === 'code' && /^[1-5]\d\d$/.test(value)) out.code = Number(value)
+    if (key === 'example' && value !== undefined) out.example = value
+  }
+  return out
+}
+
+/** The status an answer of this Response Object has: its own, its range's first (200 for 2XX), 200 for default. */
+const statusOf = (response: ResponseSpec, wanted?: number): number => wanted ?? (response.status === 'default' ? 200 : Number(response.status.replace('XX', '00')))
+
+/** The operation's answer when the client asks for none: its first success, else the first it declares. */
+function usual (route: RouteSpec): ResponseSpec | undefined {
+  const order = (status: string) => status === 'default' ? 3 : status.startsWith('2') ? (status.endsWith('XX') ? 1 : 0) : 4
+  return [...route.responses].sort((a, b) => order(a.status) - order(b.status) || a.status.localeCompare(b.status))[0]
+}
+
+/** A concrete media type for one the document gives as a range: JSON where it may be, else text. */
+const concrete = (type: string): string => type === '*/*' || type === 'application/*' ? 'application/json' : type.includes('*') ? 'application/octet-stream' : type
+
+export interface Mock {
+  handlers: Record<string, AnyHandler>
+  /** Checks every example of the document against its schema, naming once each one that contradicts it; a little at a time, so that requests are answered meanwhile. */
+  checkExamples: () => Promise<{ examples: number, invalid: number }>
+}
+
+export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Validators, scanning: () => Validators, report: Report): Mock {
+  // Whether each example (by media and name) or sample may be served: checked once.
+  const verdicts = new WeakMap<MediaSpec, Map<string, boolean>>()
+  const samples = new WeakMap<MediaSpec, { value: unknown } | null>()
+  const validating = new WeakMap<MediaSpec, ValidateFunction>()
+  /** The validator of what the media type answers. */
+  const validatorOf = (media: MediaSpec, using = validators): ValidateFunction => {
+    if (media.schema === undefined || kindOf(media.type) !== 'json') return ANY
+    if (using !== validators) return using.response(media.schema)
+    let validate = validating.get(media)
+    if (validate === undefined) validating.set(media, validate = validators.response(media.schema))
+    return validate
+  }
+  const check = (media: MediaSpec, value: unknown, using?: Validators): { valid: boolean, why: string } => {
+    const validate = validatorOf(media, using)
+    const valid = validate(value)
+    return { valid, why: valid ? '' : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join(', ') }
+  }
+  const where = (route: RouteSpec, response: ResponseSpec, media: MediaSpec) => `${route.method} ${route.path} ${response.status} ${media.type}`
+  const servable = (route: RouteSpec, response: ResponseSpec, media: MediaSpec, example: Example, using = validators): boolean => {
+    let byName = verdicts.get(media)
+    if (byName === undefined) verdicts.set(media, byName = new Map())
+    let verdict = byName.get(example.name)
+    if (verdict === undefined) {
+      const { valid, why } = check(media, example.value, using)
+      if (!valid) report(`${where(route, response, media)}: the example "${example.name}" contradicts its schema (${why}); it is not served`)
+      byName.set(example.name, verdict = valid)
+    }
+    return verdict
+  }
+  const sampled = (route: RouteSpec, response: ResponseSpec, media: MediaSpec): unknown => {
+    if (!samples.has(media)) {
+      const made = validSample(doc, media.schema, validatorOf(media), { direction: 'response', xml: media.type.endsWith('xml') })
+      if (made !== undefined && !made.valid) report(`${where(route, response, media)}: no sample made from the schema is valid against it; the closest is served`)
+      samples.set(media, made ?? null)
+    }
+    return samples.get(media)?.value
+  }
+  const bodyOf = (route: RouteSpec, response: ResponseSpec, media: MediaSpec, wanted?: string): unknown => {
+    const examples = examplesOf(doc, media)
+    const chosen = (wanted === undefined ? examples : examples.filter((example) => example.name === wanted)).find((example) => servable(route, response, media, example))
+    const value = chosen !== undefined ? chosen.value : media.schema === undefined && kindOf(media.type) !== 'json' ? '' : sampled(route, response, media)
+    switch (kindOf(media.type)) {
+      // Serialized here: an answer is what its example or sample is, whatever schema shapes it.
+      case 'json': return JSON.stringify(value ?? {})
+      case 'bytes': return Buffer.from(typeof value === 'string' ? value : '')
+      default: return typeof value === 'string' ? value : JSON.stringify(value ?? '')
+    }
+  }
+  const headersOf = (response: ResponseSpec): Record<string, string> => {
+    const out: Record<string, string> = {}
+    for (const [name, header] of Object.entries(response.headers)) {
+      if (name.toLowerCase() === 'content-type') continue
+      const given = header.example ?? Object.values<any>(header.examples ?? {})[0]?.value ?? header.schema?.examples?.[0] ?? header.schema?.example
+      const value = given ?? (header.schema === undefined ? undefined : validSample(doc, header.schema, ANY, { direction: 'response' })?.value)
+      if (value !== undefined && value !== null) out[name] = Array.isArray(value) ? value.join(',') : typeof value === 'object' ? Object.entries(value).flat().join(',') : String(value)
+    }
+    return out
+  }
+
+  const handlerOf = (route: RouteSpec): AnyHandler => async ({ headers }: HandlerInput): Promise<Answer> => {
+    const { code, example } = preferences(headers.prefer)
+    const response = code === undefined ? usual(route) : responseFor(route.responses, code)
+    // Nothing declared to answer with: an empty 200; or not the code asked for: that code, empty.
+    if (response === undefined) return { status: code ?? 200 }
+    const status = statusOf(response, code)
+    const media = pickMedia(response.media, String(headers.accept ?? ''))
+    if (media === undefined || status === 204 || status === 304) return { status, headers: headersOf(response) }
+    const body = bodyOf(route, response, media, example)
+    return { status, body, headers: headersOf(response), contentType: concrete(media.type) }
+  }
+
+  const handlers: Record<string, AnyHandler> = {}
+  for (const route of routes) handlers[route.operationId] = handlerOf(route)
+
+  return {
+    handlers,
+    async checkExamples () {
+      let examples = 0
+      let invalid = 0
+      // A slice at a time, with the event loop's turn between two, each with validators of its
+      // own that are let go after it: a big document's would otherwise all stay compiled.
+      const SLICE = 25
+      for (let i = 0; i < routes.length; i += SLICE) {
+        const own = scanning()
+        for (const route of routes.slice(i, i + SLICE)) {
+          for (const response of route.responses) {
+            for (const media of response.media) {
+              for (const example of examplesOf(doc, media)) {
+                examples++
+                if (!servable(route, response, media, example, own)) invalid++
+              }
+            }
+          }
+        }
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      return { examples, invalid }
+    }
+  }
+}
+
+/** The declared media type the client's Accept prefers (Negotiator reads it); JSON when it says nothing. */
+function pickMedia (declared: MediaSpec[], accept: string): MediaSpec | undefined {
+  const fallback = declared.find((m) => kindOf(m.type) === 'json') ?? declared[0]
+  if (declared.length <= 1 || accept === '' || accept === '*/*') return fallback
+  const type = new Negotiator({ headers: { accept } }).mediaType(declared.map((m) => m.type))
+  return declared.find((m) => m.type === type) ?? fallback
+}

@@ -1,0 +1,38 @@
+// A path template of the document (/users/{id}/repos) in the form Fastify's router takes
+// (/users/:p0/repos). Each parameter is named p0, p1…, whatever the document calls it (a name
+// with a hyphen or a dot would end a router parameter early). A parameter that shares its segment
+// with other text ({name}.json, {id}:cancel) matches up to that text, through a pattern; a colon in
+// the text is doubled, as the router reads a single one as a parameter.
+
+export interface PathTemplate {
+  url: string
+  /** The document's name of each parameter, in order. */
+  names: string[]
+  /** The document's name of each router parameter: { p0: 'id' }. */
+  byName: Record<string, string>
+}
+
+const PARAMETER = /\{([^{}]*)\}/g
+
+export function fastifyUrl (path: string): PathTemplate {
+  // A fragment, a query or a wildcard are not part of any path a request can have
+  // (/#X-Amz-Target=… keys, /pets?kind=cat), and the router would read * as one.
+  if (!path.startsWith('/') || /[#?*\s]/.test(path)) throw new Error('has a path that no request can have: a fragment (#), a query (?), a wildcard (*) or a space is none of a path')
+  const names: string[] = []
+  const byName: Record<string, string> = {}
+  const segments = path.split('/').map((segment) => {
+    const parts = segment.split(PARAMETER)
+    if (parts.some((part, i) => i % 2 === 0 && /[{}]/.test(part))) throw new Error('has a path with an unbalanced { or }')
+    const alone = parts.length === 3 && parts[0] === '' && parts[2] === ''
+    return parts.map((part, i) => {
+      if (i % 2 === 0) return part.replace(/:/g, '::')
+      if (part === '') throw new Error('has a path parameter with no name, {}')
+      if (names.includes(part)) throw new Error(`has {${part}} twice in its path`)
+      const router = `p${names.length}`
+      names.push(part)
+      byName[router] = part
+      return alone ? `:${router}` : `:${router}(^[^/]+?)`
+    }).join('')
+  })
+  return { url: segments.join('/'), names, byName }
+}

@@ -1,0 +1,214 @@
+import type { FastifyRequest } from 'fastify'
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { PayloadTooLargeError } from '../errors.js'
+import { parseJsonBody } from '../http/json-body.js'
+import { isMultipart, kindOf, matchMedia, mediaTypeOf, readMultipart, unsupported } from './bodies.js'
+import type { OpenApiDocument } from './document.js'
+import { formReader, parameterReader, type Parts } from './parameters.js'
+import { shapeOf, type Location, type MediaSpec, type ParameterSpec, type RouteSpec } from './routes.js'
+import { derefSchema, type JsonSchema } from './schema.js'
+import { validationError, type Validators } from './validation.js'
+
+// A request checked against its operation, after its body is read and before its handler runs:
+// each parameter read as its style says (parameters.ts) and checked by its schema, then the body,
+// by the schema of the media type it came as. A failure answers 400, naming where: params,
+// querystring, headers, cookies or body, and the property. What passes reaches the handler as
+// typed values. Each schema is compiled when first needed.
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The operation's declared header and cookie parameters, typed; set by its validation. */
+    openapi: { headers: Record<string, unknown>, cookies: Record<string, unknown> } | null
+  }
+}
+
+// Where Fastify's messages name each part, the names the service's answers have always used.
+const PART_NAMES: Record<Location, string> = { path: 'params', query: 'querystring', header: 'headers', cookie: 'cookies' }
+
+/** The properties an object schema names, through $refs and allOf; undefined when it names none. */
+export function propertiesOf (doc: OpenApiDocument, schema: unknown, seen = new Set<unknown>()): string[] | undefined {
+  const resolved = derefSchema(doc, schema)
+  if (resolved === null || typeof resolved !== 'object' || seen.has(resolved)) return undefined
+  seen.add(resolved)
+  const names = [...Object.keys(resolved.properties ?? {}), ...(resolved.allOf ?? []).flatMap((part: unknown) => propertiesOf(doc, part, seen) ?? [])]
+  return names.length === 0 ? undefined : [...new Set(names)]
+}
+
+/** The property's schema in an object schema, through $refs and allOf. */
+function propertySchema (doc: OpenApiDocument, schema: unknown, name: string, seen = new Set<unknown>()): unknown {
+  const resolved = derefSchema(doc, schema)
+  if (resolved === null || typeof resolved !== 'object' || seen.has(resolved)) return undefined
+  seen.add(resolved)
+  if (resolved.properties?.[name] !== undefined) return resolved.properties[name]
+  for (const part of resolved.allOf ?? []) {
+    const found = propertySchema(doc, part, name, seen)
+    if (found !== undefined) return found
+  }
+  return typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined
+}
+
+/** One location's parameters as one object schema: each by its name, the required ones required. */
+function locationSchema (parameters: ParameterSpec[]): JsonSchema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])),
+    required: parameters.filter((p) => p.required).map((p) => p.name)
+  }
+}
+
+/** Checks `data`; throws the 400 naming `part` when it does not pass. */
+function check (validate: ValidateFunction | null | undefined, data: unknown, part: string): void {
+  if (validate != null && !validate(data)) throw validationError(validate.errors, part)
+}
+
+const NO_PARAMETERS = Object.freeze({ headers: Object.freeze({}), cookies: Object.freeze({}) })
+
+/** Reads and checks a request; throws the 400 (or 415, 413) its first fault answers, or rejects with it once a multipart body is read. */
+export type RequestValidation = (request: FastifyRequest) => Promise<void> | undefined
+
+export function requestValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators, limits: { partBytes: number, bodyBytes: number }): RequestValidation {
+  const read = parameterReader(route.parameters, route.pathNames, (p) => propertiesOf(doc, p.schema))
+  // Per location: the parameters given as text (converted by their schemas), and those given by content (parsed already).
+  const byLocation = (['path', 'query', 'header', 'cookie'] as const).map((location) => {
+    const here = route.parameters.filter((p) => p.in === location)
+    const text = here.filter((p) => p.contentType === undefined)
+    const content = here.filter((p) => p.contentType !== undefined)
+    return {
+      location,
+      text: text.length === 0 ? undefined : validators.text(locationSchema(text)),
+      content: content.length === 0 ? undefined : validators.request(locationSchema(content))
+    }
+  }).filter((entry) => entry.text !== undefined || entry.content !== undefined)
+  const bodyValidators = new Map<MediaSpec, ValidateFunction | null>()
+  const bodyValidator = (media: MediaSpec): ValidateFunction | null => {
+    if (!bodyValidators.has(media)) bodyValidators.set(media, media.schema === undefined ? null : (kindOf(media.type) === 'json' ? validators.request : validators.text)(media.schema))
+    return bodyValidators.get(media)!
+  }
+
+  const parameters = (request: FastifyRequest): void => {
+    const parts: Parts = read(request)
+    for (const { location, text, content } of byLocation) {
+      const values = parts[location]
+      if (content !== undefined) {
+        const given = Object.fromEntries(route.parameters.filter((p) => p.in === location && p.contentType !== undefined && p.name in values).map((p) => [p.name, values[p.name]]))
+        check(content, given, PART_NAMES[location])
+      }
+      check(text, values, PART_NAMES[location])
+    }
+    if (route.parameters.some((p) => p.in === 'path')) request.params = parts.path
+    if (route.parameters.some((p) => p.in === 'query')) request.query = parts.query
+    request.openapi = { headers: parts.header, cookies: parts.cookie }
+  }
+
+  /** A form body's reader: each property of the schema a field, styled as its encoding says (parameters.ts). */
+  const forms = new Map<MediaSpec, (text: string) => Record<string, unknown>>()
+  const formOf = (media: MediaSpec) => {
+    let read = forms.get(media)
+    if (read === undefined) {
+      const encoding: Record<string, any> = media.object.encoding ?? {}
+      const specs = (propertiesOf(doc, media.schema) ?? []).map((name): ParameterSpec => {
+        const schema = (propertySchema(doc, media.schema, name) ?? {}) as JsonSchema
+        const style: string = encoding[name]?.style ?? 'form'
+        const contentType: string | undefined = encoding[name]?.contentType
+        return { name, in: 'query', required: false, style, explode: encoding[name]?.explode ?? style === 'form', schema, contentType: contentType !== undefined && /\bjson\b/.test(contentType) ? contentType : undefined, shape: shapeOf(doc, schema) }
+      })
+      forms.set(media, read = formReader(specs, (spec) => propertiesOf(doc, spec.schema)))
+    }
+    return read
+  }
+
+  /**
+   * A multipart body's parts as the schema's properties: a list where it declares one, else the
+   * last; a structure (an object, a list of them) as JSON, OpenAPI's default for it, as is a part
+   * its encoding or its own Content-Type says is JSON.
+   */
+  const fields = (schema: unknown, values: Record<string, unknown[]>, encoding: Record<string, any> = {}): Record<string, unknown> => {
+    const out: Record<string, unknown> = {}
+    for (const [name, given] of Object.entries(values)) {
+      const property = propertySchema(doc, schema, name)
+      const shape = shapeOf(doc, property)
+      const items = shape === 'array' ? derefSchema(doc, property)?.items : property
+      const json = /\bjson\b/.test(encoding[name]?.contentType ?? '') || shapeOf(doc, items) === 'object'
+      const parsed = given.map((value) => typeof value === 'string' && json ? parseOr(value) : value)
+      out[name] = shape === 'array' ? parsed : parsed.at(-1)
+    }
+    return out
+  }
+
+  const body = (request: FastifyRequest): Promise<void> | undefined => {
+    const spec = route.body!
+    const type = mediaTypeOf(request)
+    // Fastify reads no body of a GET or HEAD; one the document declares is read here.
+    if (request.body === undefined && (request.method === 'GET' || request.method === 'HEAD') && hasBody(request) && !isMultipart(request)) {
+      return readBody(request, limits.bodyBytes).then((bytes) => {
+        request.body = kindOf(type ?? '') === 'json' ? parseJsonBody(bytes.toString('utf8')) : kindOf(type ?? '') === 'bytes' ? bytes : bytes.toString('utf8')
+        return body(request)
+      })
+    }
+    if (request.body === undefined && !(isMultipart(request) && hasBody(request))) {
+      // As Fastify has it: a missing body is checked as null, so that "body must be object" says what to send.
+      if (spec.required) check(bodyValidator(spec.media[0]), null, 'body')
+      return
+    }
+    const media = matchMedia(spec.media, type)
+    if (media === undefined) throw unsupported(request.headers['content-type'], spec.media)
+    const validate = bodyValidator(media)
+    switch (kindOf(type!)) {
+      case 'json':
+        check(validate, request.body, 'body')
+        return
+      case 'form': {
+        const form = formOf(media)(request.body as string)
+        check(validate, form, 'body')
+        request.body = form
+        return
+      }
+      case 'multipart':
+        return readMultipart(request, limits).then(({ body: given, view }) => {
+          const checked = fields(media.schema, view, media.object.encoding)
+          check(validate, checked, 'body')
+          // The handler gets the fields as checked (converted), and each file as it came.
+          const files = fields(media.schema, given, media.object.encoding)
+          request.body = Object.fromEntries(Object.keys(files).map((name) => [name, isFile(files[name]) ? files[name] : checked[name]]))
+        })
+      case 'text':
+        // Text is checked where its schema describes text; XML's describes the document's structure.
+        if (shapeOf(doc, media.schema) === 'primitive') check(validate, request.body, 'body')
+        return undefined
+      default:
+        // Bytes: JSON Schema says nothing of them.
+        return undefined
+    }
+  }
+
+  const hasParameters = route.parameters.length > 0
+  return (request) => {
+    if (hasParameters) parameters(request)
+    else request.openapi = NO_PARAMETERS
+    if (route.body !== undefined) return body(request)
+  }
+}
+
+const hasBody = (request: FastifyRequest): boolean => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
+
+/** The raw body, within `limit` bytes (413 past it). */
+async function readBody (request: FastifyRequest, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of request.raw) {
+    size += (chunk as Buffer).length
+    if (size > limit) throw new PayloadTooLargeError()
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+const isFile = (value: unknown): boolean => Array.isArray(value) ? value.some(isFile) : value !== null && typeof value === 'object' && Buffer.isBuffer((value as { data?: unknown }).data)
+
+function parseOr (text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}

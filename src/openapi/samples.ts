@@ -1,0 +1,164 @@
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { sample } from 'openapi-sampler'
+import RandExpModule from 'randexp'
+import type { OpenApiDocument } from './document.js'
+import { derefSchema, standaloneSchema, type JsonSchema } from './schema.js'
+
+// Values made from a schema that are valid against it: what the mock answers with where the
+// document gives no example, and what the tests send. Redocly's openapi-sampler makes the value;
+// it prefers a schema's examples and defaults, some of which break their own schemas, and its
+// strings follow few patterns and formats. So the sampler is asked in turns (with the optional
+// properties and without, then from a copy of the schema without examples and defaults), and each
+// value that does not pass is mended where the validator says it breaks: a string made to match
+// its pattern (randexp), a format's value, a bound met, an enum's first value. Deterministic: the
+// same schema gives the same value.
+
+export interface Sample { value: unknown, valid: boolean }
+
+const MAX_DEPTH = 8
+const MAX_MENDS = 40
+
+/** A valid value of each format JSON Schema and OpenAPI name. */
+const FORMATS: Record<string, unknown> = {
+  'date-time': '2024-01-01T00:00:00Z',
+  date: '2024-01-01',
+  time: '00:00:00Z',
+  duration: 'P1D',
+  email: 'user@example.com',
+  'idn-email': 'user@example.com',
+  hostname: 'example.com',
+  'idn-hostname': 'example.com',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  uri: 'https://example.com/',
+  url: 'https://example.com/',
+  'uri-reference': '/example',
+  iri: 'https://example.com/',
+  'iri-reference': '/example',
+  'uri-template': 'https://example.com/{id}',
+  uuid: '123e4567-e89b-12d3-a456-426614174000',
+  'json-pointer': '/example',
+  'relative-json-pointer': '0',
+  regex: '^example$',
+  byte: 'ZXhhbXBsZQ==',
+  int32: 0,
+  int64: 0,
+  float: 0,
+  double: 0
+}
+
+// A CommonJS module whose default export is the class.
+const RandExp = ((RandExpModule as unknown as { default?: typeof RandExpModule }).default ?? RandExpModule) as unknown as new (pattern: string) => { randInt: (from: number, to: number) => number, gen: () => string }
+
+/** The first string a pattern takes, each choice its first, each repeat its fewest; a brace that is no quantifier read as itself, as ECMAScript reads it. */
+function matching (pattern: string): string | undefined {
+  for (const source of [pattern, pattern.replace(/\{(?!\d+(?:,\d*)?\})/g, '\\{').replace(/(?<!\{\d+(?:,\d*)?)\}/g, '\\}')]) {
+    try {
+      const generator = new RandExp(source)
+      generator.randInt = (from: number) => from
+      return generator.gen()
+    } catch {}
+  }
+  return undefined
+}
+
+const escape = (token: unknown): string => String(token).replace(/~/g, '~0').replace(/\//g, '~1')
+const tokens = (pointer: string): string[] => pointer === '' ? [] : pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+
+function at (value: unknown, pointer: string): unknown {
+  let node: any = value
+  for (const token of tokens(pointer)) node = node?.[token]
+  return node
+}
+
+/** The value with the node at `pointer` replaced (undefined: removed). */
+function replaced (value: unknown, pointer: string, by: unknown): unknown {
+  const path = tokens(pointer)
+  if (path.length === 0) return by
+  let parent: any = value
+  for (const token of path.slice(0, -1)) parent = parent?.[token]
+  if (parent === null || typeof parent !== 'object') return value
+  if (by === undefined) delete parent[path.at(-1)!]
+  else parent[path.at(-1)!] = by
+  return value
+}
+
+/** What mends the value the validator refused at one place; undefined when nothing will. */
+function mend (error: NonNullable<ValidateFunction['errors']>[number], current: unknown): { pointer: string, by: unknown } | undefined {
+  const { keyword, params, instancePath } = error
+  const here = { pointer: instancePath }
+  switch (keyword) {
+    case 'pattern': return { ...here, by: matching(params.pattern) }
+    case 'format': return params.format in FORMATS ? { ...here, by: FORMATS[params.format] } : undefined
+    case 'enum': return { ...here, by: params.allowedValues[0] }
+    case 'const': return { ...here, by: params.allowedValue }
+    case 'minLength': return { ...here, by: String(current ?? '').padEnd(params.limit, 'a') }
+    case 'maxLength': return { ...here, by: String(current ?? '').slice(0, params.limit) }
+    case 'minimum': case 'maximum': return { ...here, by: params.limit }
+    case 'exclusiveMinimum': return { ...here, by: params.limit + 1 }
+    case 'exclusiveMaximum': return { ...here, by: params.limit - 1 }
+    case 'multipleOf': return { ...here, by: params.multipleOf }
+    case 'maxItems': return Array.isArray(current) ? { ...here, by: current.slice(0, params.limit) } : undefined
+    case 'minItems': return Array.isArray(current) && current.length > 0 ? { ...here, by: Array.from({ length: params.limit }, () => current[0]) } : undefined
+    case 'uniqueItems': return Array.isArray(current) ? { ...here, by: current.slice(0, 1) } : undefined
+    case 'additionalProperties': return { pointer: `${instancePath}/${escape(params.additionalProperty)}`, by: undefined }
+    // A discriminator's value, where the object has none or another: the first that chooses a branch.
+    case 'discriminator': return params.missingProperty === undefined ? { ...here, by: params.allowed[0] } : { pointer: `${instancePath}/${escape(params.missingProperty)}`, by: params.allowed[0] }
+    // A required property the sampler left out (it has no schema, or loops): any value, mended further if its schema wants.
+    case 'required': return { pointer: `${instancePath}/${escape(params.missingProperty)}`, by: 'string' }
+    case 'type': return { ...here, by: ({ string: 'string', integer: 0, number: 0, boolean: true, null: null, array: [], object: {} } as Record<string, unknown>)[String(params.type).split(',')[0]] }
+    default: return undefined
+  }
+}
+
+/** The value mended until `validate` passes it, or undefined when it cannot be. */
+function mended (value: unknown, validate: ValidateFunction): unknown {
+  let current = structuredClone(value)
+  for (let i = 0; i < MAX_MENDS; i++) {
+    if (validate(current)) return current
+    const error = validate.errors?.[0]
+    const fix = error === undefined ? undefined : mend(error, at(current, error.instancePath))
+    if (fix === undefined || (fix.by === undefined && error?.keyword !== 'additionalProperties')) return undefined
+    current = replaced(current, fix.pointer, fix.by)
+  }
+  return validate(current) ? current : undefined
+}
+
+/** The schema without examples or defaults, so that the sampler makes its values from the constraints. */
+function withoutExamples (node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutExamples)
+  if (node === null || typeof node !== 'object') return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'examples' || key === 'example' || key === 'default') continue
+    out[key] = key === 'enum' || key === 'const' ? value : withoutExamples(value)
+  }
+  return out
+}
+
+/**
+ * A value of `schema` that `validate` passes, else the sampler's first, not valid. `direction`
+ * says which properties to leave out: a request's readOnly ones, an answer's writeOnly ones. XML
+ * is the sampler's, unchecked.
+ */
+export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefined, validate: ValidateFunction, { direction, xml = false }: { direction: 'request' | 'response', xml?: boolean }): Sample | undefined {
+  const skip = direction === 'request' ? { skipReadOnly: true } : { skipWriteOnly: true }
+  let first: unknown
+  let bare: JsonSchema | undefined
+  // A oneOf or anyOf the sampler takes the first branch of, which may match others too: each branch in turn, last.
+  const root = derefSchema(doc, schema)
+  const branches: unknown[] = root?.oneOf ?? root?.anyOf ?? []
+  const attempts = [[false, false], [false, true], [true, false], [true, true], ...branches.map((_branch, i) => [false, false, i])] as Array<[boolean, boolean, number?]>
+  for (const [stripped, skipNonRequired, branch] of attempts) {
+    try {
+      if (stripped) bare ??= withoutExamples(standaloneSchema(doc, schema ?? {}, 'serialize')) as JsonSchema
+      const from = branch !== undefined ? branches[branch] : stripped ? bare : schema ?? {}
+      const value = sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth: MAX_DEPTH, format: xml ? 'xml' : 'json' }, stripped ? bare : doc)
+      if (xml) return { value, valid: true }
+      if (first === undefined) first = value
+      const good = mended(value, validate)
+      if (good !== undefined) return { value: good, valid: true }
+    } catch {}
+  }
+  return first === undefined ? undefined : { value: first, valid: false }
+}

@@ -1,0 +1,223 @@
+import { DocumentError } from './document-error.js'
+import type { OpenApiDocument } from './document.js'
+
+// One schema of the document made self-contained, as a validator or a serializer takes it: every
+// $ref into the document becomes a $ref into the schema's own $defs, which carry what it reaches,
+// recursive schemas included. It is made for one use (a view), when that use first needs it, with
+// what OpenAPI says about that use applied as it is copied:
+// - request: readOnly properties are not required (the server sets them);
+// - response: writeOnly properties are not required (they are never sent);
+// - serialize: writeOnly properties are left out, so that the serializer never sends them.
+// For the validator (request and response), a discriminator's oneOf or anyOf becomes a dispatch on
+// its property (x-discriminator, validation.ts). In every view, what older JSON Schema drafts wrote otherwise
+// (draft-04's boolean exclusiveMinimum, a tuple's array `items`, `dependencies`, 3.0's `nullable`) is said as
+// 2020-12 says it; a keyword whose value is of the wrong kind (`required: true`, `type: file`)
+// constrains nothing, as a validator that did not know it would treat it.
+
+export type JsonSchema = Record<string, any>
+export type SchemaView = 'request' | 'response' | 'serialize'
+
+const SCHEMA_PREFIX = '#/components/schemas/'
+const DEFS_PREFIX = '#/$defs/'
+
+// The keywords whose values are schemas: a map of them, a list of them, or one.
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems'])
+const SCHEMAS = new Set(['items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'])
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'])
+// What kind of value each validating keyword takes; another kind is dropped (see above).
+const KINDS: Record<string, (value: unknown) => boolean> = Object.fromEntries([
+  ...['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf', 'maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties', 'maxContains', 'minContains']
+    .map((k) => [k, (v: unknown) => typeof v === 'number' && Number.isFinite(v) && (k !== 'multipleOf' || v > 0)]),
+  ...['required', 'enum'].map((k) => [k, Array.isArray]),
+  ['uniqueItems', (v: unknown) => typeof v === 'boolean'],
+  ['pattern', (v: unknown) => typeof v === 'string'],
+  ['format', (v: unknown) => typeof v === 'string'],
+  ['type', (v: unknown) => (Array.isArray(v) ? v : [v]).every((t: unknown) => JSON_TYPES.has(t as string)) && (!Array.isArray(v) || v.length > 0)],
+  ...[...SCHEMA_MAPS].map((k) => [k, (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)]),
+  ...[...SCHEMA_LISTS].map((k) => [k, (v: unknown) => Array.isArray(v) && v.length > 0])
+])
+
+/** The node a local $ref points at; undefined when it points at nothing. */
+export function pointerTarget (doc: OpenApiDocument, ref: string): any {
+  if (!ref.startsWith('#')) return undefined
+  let target: any = doc
+  for (const token of ref.slice(1).split('/').slice(1)) {
+    target = target?.[decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~')]
+  }
+  return target
+}
+
+/** Follows a schema's own $ref (and the refs it lands on) to the schema it stands for. */
+export function derefSchema (doc: OpenApiDocument, schema: any, seen = new Set<string>()): any {
+  while (schema !== null && typeof schema === 'object' && typeof schema.$ref === 'string' && !seen.has(schema.$ref)) {
+    seen.add(schema.$ref)
+    schema = pointerTarget(doc, schema.$ref) ?? {}
+  }
+  return schema
+}
+
+const unescape = (token: string) => decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~')
+const escapeToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/** The $defs key and the node a local $ref copies: a component's schema keeps its name (#/$defs/Plant), and a ref into one points into its copy. */
+function defOf (ref: string): { key: string, source: string, tail: string } {
+  if (ref.startsWith(SCHEMA_PREFIX)) {
+    const [name, ...tail] = ref.slice(SCHEMA_PREFIX.length).split('/')
+    return { key: unescape(name), source: SCHEMA_PREFIX + name, tail: tail.map((t) => '/' + t).join('') }
+  }
+  // Anywhere else in the document: the node itself, under a key spelled from its pointer.
+  return { key: ref.slice(2).split('/').map(unescape).join('.'), source: ref, tail: '' }
+}
+
+/** A oneOf or anyOf with a discriminator as x-discriminator: each value of its property, and the branch it chooses. */
+function dispatched (node: Record<string, any>): Record<string, any> {
+  const branches: any[] = node.oneOf ?? node.anyOf
+  const { propertyName, mapping = {} } = node.discriminator ?? {}
+  if (typeof propertyName !== 'string' || !Array.isArray(branches) || mapping === null || typeof mapping !== 'object') return node
+  const byRef = new Map<string, string[]>()
+  for (const [value, target] of Object.entries(mapping)) {
+    // A mapping's value is a $ref, or a schema's name under components.
+    if (typeof target !== 'string') continue
+    const ref = target.startsWith('#') ? target : SCHEMA_PREFIX + target
+    byRef.set(ref, [...byRef.get(ref) ?? [], value])
+  }
+  const choices: Array<{ values: string[], name: string, schema: any }> = []
+  for (const branch of branches) {
+    // A branch is chosen by the values its mapping gives it, else by its schema's name.
+    const ref = branch?.$ref
+    if (typeof ref !== 'string') return node // an inline branch has no name to be chosen by: a plain oneOf
+    const name = unescape(ref.slice(ref.lastIndexOf('/') + 1))
+    choices.push({ values: byRef.get(ref) ?? [name], name, schema: branch })
+  }
+  const { oneOf, anyOf, discriminator, ...rest } = node
+  return { ...rest, 'x-discriminator': { propertyName, choices } }
+}
+
+/** What older drafts wrote otherwise, as 2020-12 says it; wrong kinds of values dropped. */
+function modernized (out: Record<string, any>): Record<string, any> {
+  for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof out[bound] !== 'boolean') continue
+    if (out[bound] === true && typeof out[limit] === 'number') {
+      out[bound] = out[limit]
+      delete out[limit]
+    } else {
+      delete out[bound]
+    }
+  }
+  if (Array.isArray(out.items)) {
+    out.prefixItems = out.items
+    if (out.additionalItems !== undefined) out.items = out.additionalItems
+    else delete out.items
+  }
+  delete out.additionalItems
+  if (out.dependencies !== null && typeof out.dependencies === 'object') {
+    for (const [name, dependency] of Object.entries<any>(out.dependencies)) {
+      const keyword = Array.isArray(dependency) ? 'dependentRequired' : 'dependentSchemas'
+      out[keyword] = { ...out[keyword], [name]: dependency }
+    }
+  }
+  delete out.dependencies
+  // OpenAPI 3.0's nullable, left where the upgrade had no type to add null to: a type, if any, takes null.
+  if (out.nullable === true && out.type !== undefined) out.type = [...new Set([out.type, 'null'].flat())]
+  delete out.nullable
+  for (const [keyword, fits] of Object.entries(KINDS)) if (keyword in out && !fits(out[keyword])) delete out[keyword]
+  return out
+}
+
+/** Rewrites a schema for one view (above), each $ref into the document turned by `refTo`. */
+function copier (doc: OpenApiDocument, view: SchemaView, file: string, refTo: (ref: string, rewrite: (node: unknown) => unknown) => string): (node: unknown) => any {
+  const validating = view !== 'serialize'
+  const hidden = view === 'request' ? 'readOnly' : 'writeOnly'
+  const isHidden = (property: unknown) => derefSchema(doc, property)?.[hidden] === true
+  const rewrite = (node: any): any => {
+    if (typeof node === 'boolean') return node
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return {} // no schema: any value
+    const source = validating && node.discriminator !== undefined ? dispatched(node) : node
+    const out: Record<string, any> = {}
+    for (const [key, value] of Object.entries<any>(source)) {
+      // Its base and dialect are the document's: one of its own would move where its $refs point.
+      if (key === '$id' || key === '$schema') continue
+      if (key === '$ref' && typeof value === 'string') {
+        // An anchor (#name) is not followed: the schema then constrains nothing.
+        if (value.startsWith('#') && !value.startsWith('#/')) return {}
+        if (!value.startsWith('#')) throw new DocumentError(file, '', `has a $ref out of the document: ${value}`)
+        out.$ref = refTo(value, rewrite)
+      } else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object') {
+        out[key] = {}
+        for (const [name, property] of Object.entries(value)) {
+          if (key === 'properties' && view === 'serialize' && isHidden(property)) continue
+          out[key][name] = rewrite(property)
+        }
+      } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map(rewrite)
+      else if (SCHEMAS.has(key)) out[key] = Array.isArray(value) ? value.map(rewrite) : rewrite(value)
+      else if (key === 'x-discriminator') out[key] = { ...value, choices: value.choices.map((choice: any) => ({ ...choice, schema: rewrite(choice.schema) })) }
+      else out[key] = value // data and annotations (enum, const, default, examples, x-…), kept as written
+    }
+    // Required, but for what this view leaves out.
+    if (Array.isArray(out.required) && source.properties !== null && typeof source.properties === 'object') {
+      out.required = out.required.filter((name: unknown) => !isHidden(source.properties[name as string]))
+    }
+    return modernized(out)
+  }
+  return rewrite
+}
+
+/** The node a $ref points at, or a DocumentError naming the ref. */
+function targetOf (doc: OpenApiDocument, source: string, ref: string, file: string): unknown {
+  if (source === '#') throw new DocumentError(file, '', 'has a $ref to the whole document (#), which is no schema')
+  const target = pointerTarget(doc, source)
+  if (target === undefined) throw new DocumentError(file, ref, 'is the target of a $ref, and there is nothing there')
+  return target
+}
+
+/**
+ * The schema made self-contained for one view (above), everything it reaches under its own $defs:
+ * for a serializer, which compiles one schema by itself. Throws a DocumentError naming a $ref that
+ * points at nothing or out of the document.
+ */
+export function standaloneSchema (doc: OpenApiDocument, schema: JsonSchema, view: SchemaView = 'request', file = 'the document'): JsonSchema {
+  const defs: Record<string, JsonSchema> = {}
+  const rewrite = copier(doc, view, file, (ref, rewrite) => {
+    const { key, source, tail } = defOf(ref)
+    if (!(key in defs)) {
+      defs[key] = {} // reserved first, so that recursive schemas end
+      defs[key] = rewrite(targetOf(doc, source, ref, file)) as JsonSchema
+    }
+    return DEFS_PREFIX + escapeToken(key) + tail
+  })
+  const root = rewrite(schema)
+  if (Object.keys(defs).length === 0) return root
+  return { ...root, $defs: { ...root.$defs, ...defs } }
+}
+
+/**
+ * The document's schemas for one validator, each copied once for its view when a schema that
+ * reaches it is first compiled, and registered with the validator under an id of its own: a
+ * component that a thousand operations use is compiled once (a big document's validators would
+ * otherwise copy it into each).
+ */
+export class SchemaRegistry {
+  readonly #added = new Set<string>()
+  readonly #rewrite: (node: unknown) => any
+
+  /** `add` registers a copy with the validator, under its $id. */
+  constructor (doc: OpenApiDocument, view: SchemaView, file: string, add: (schema: JsonSchema) => void) {
+    this.#rewrite = copier(doc, view, file, (ref, rewrite) => {
+      const { key, source, tail } = defOf(ref)
+      const id = `urn:openapi:${view}:${encodeURIComponent(key)}`
+      if (!this.#added.has(id)) {
+        this.#added.add(id) // first, so that recursive schemas end
+        const copy = rewrite(targetOf(doc, source, ref, file))
+        // A boolean schema as an object one, to carry its $id: true takes anything, false nothing.
+        add(copy === false ? { not: {}, $id: id } : { ...(copy === true ? {} : copy as JsonSchema), $id: id })
+      }
+      return id + (tail === '' ? '' : `#${tail}`)
+    })
+  }
+
+  /** The schema for the validator: copied for its view, its $refs to the registered copies. */
+  schema (node: JsonSchema): JsonSchema {
+    return this.#rewrite(node)
+  }
+}
