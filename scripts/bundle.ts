@@ -7,9 +7,10 @@
 // - pg and @opentelemetry/*: OpenTelemetry instruments pg as Node loads it.
 // The bundle sits two levels below the root, as dist/openapi/ and dist/store/ do, so what our
 // modules find from import.meta.url (openapi.yaml; the SQLite worker beside its starter) is found.
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { build, type Plugin } from 'esbuild'
+import { loadDocument, prebundle, PREBUNDLED_PATH } from '../src/openapi/document.js'
 
 const OUT = 'dist/bundle'
 
@@ -49,3 +50,9 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning'
 })
+
+// openapi.yaml, when it refers to other files, bundled now, so that a start reads one file and loads
+// no bundler (document.ts takes it while every file it was made of is unchanged).
+const loaded = await loadDocument(undefined, { prebundled: '' })
+rmSync(PREBUNDLED_PATH, { force: true })
+if ((loaded.files ?? []).length > 1) writeFileSync(PREBUNDLED_PATH, JSON.stringify(prebundle(loaded)))

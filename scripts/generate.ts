@@ -1,6 +1,9 @@
 // Regenerates generated/openapi.d.ts from openapi.yaml with openapi-typescript, and the type
-// fixtures' types from their own document (test/openapi/type-fixtures/).
-// With --check it writes nothing, and fails with a diff when any output is stale.
+// fixtures' types from their own document (test/openapi/type-fixtures/). The document is read as
+// the service reads it: a split one bundled, each operation without an operationId given the one
+// the service names it by.
+// With --check it writes nothing, and fails with a diff when any output is stale; with --watch it
+// writes again whenever a file of the document changes (npm run dev).
 // Usage: generate.ts [--check] [document output]; paths are relative to the working directory
 // (npm runs scripts at the root); without them, both pairs below.
 import { spawnSync } from 'node:child_process'
@@ -8,9 +11,12 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { load } from 'js-yaml'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
+import { loadDocument } from '../src/openapi/document.js'
+import { operationIdNamer } from '../src/openapi/operation-ids.js'
+import { METHODS } from '../src/openapi/routes.js'
+import { watchDocument } from './watch-document.js'
 
 const header = (source: string): string => `/**
  * DO NOT EDIT. Generated from ${source} by \`npm run generate\` (scripts/generate.ts).
@@ -37,8 +43,22 @@ function withInlineHeaders (document: any): any {
   return document
 }
 
+/** Every operation with an operationId: the one the document gives, or the one the service makes from its method and path (operation-ids.ts). */
+function withOperationIds (document: any): any {
+  const nameOf = operationIdNamer(document.paths ?? {}, METHODS)
+  for (const [path, item] of Object.entries<any>(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item?.[method]
+      if (operation !== null && typeof operation === 'object') operation.operationId = nameOf(operation, method, path)
+    }
+  }
+  return document
+}
+
 export async function generate (document: URL): Promise<string> {
-  const ast = await openapiTS(withInlineHeaders(load(readFileSync(document, 'utf8'))), {
+  // The document as the service reads it: a split one bundled (document.ts).
+  const loaded = await loadDocument(fileURLToPath(document))
+  const ast = await openapiTS(withOperationIds(withInlineHeaders(structuredClone(loaded.document))), {
     // JSON numbers above 2^53 arrive as bigint (src/http/json-body.ts): say so in the types,
     // so no handler can treat an int64 as a plain, lossy number.
     transform (schema) {
@@ -58,9 +78,19 @@ const PAIRS: Array<[string, string]> = [
 ]
 
 async function main (): Promise<void> {
-  const args = process.argv.slice(2).filter((arg) => arg !== '--check')
+  const args = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
   const pairs: Array<[string, string]> = args.length === 0 ? PAIRS : [[args[0], args[1] ?? 'generated/openapi.d.ts']]
-  for (const [document, output] of pairs) await generateOne(document, output, process.argv.includes('--check'))
+  if (!process.argv.includes('--watch')) {
+    for (const [document, output] of pairs) await generateOne(document, output, process.argv.includes('--check'))
+    return
+  }
+  // npm run dev: each document's types, then again on each change of any of its files; a document
+  // that does not read yet says why, and is watched all the same.
+  for (const [document, output] of pairs) {
+    const once = async () => await generateOne(document, output, false).catch((err) => console.error((err as Error).message))
+    await once()
+    await watchDocument(resolve(document), once)
+  }
 }
 
 async function generateOne (documentArg: string, outputArg: string, check: boolean): Promise<void> {

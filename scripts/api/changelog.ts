@@ -28,7 +28,7 @@ const item = (change: Change): string => `- ${whereOf(change)}: ${change.text}`
 
 export async function markdown (documentPath: string, binary: string): Promise<string> {
   // The release before this version: what its entry says changed since.
-  const { current, previous: released } = contractOf(documentPath)
+  const { current, previous: released } = await contractOf(documentPath)
   const title = String((load(current.text) as { info: { title?: unknown } }).info.title ?? 'The API')
   if (released === undefined) return `## ${title} ${current.version}\n\nThe first contract: nothing was released before it.\n`
   const { accepted } = projectFiles(documentPath)

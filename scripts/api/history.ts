@@ -7,9 +7,10 @@
 // the same number, committed and even given an entry that was later removed, is never a release.
 // A release whose entry is written but not yet committed is the working tree's document.
 import { execFileSync } from 'node:child_process'
-import { basename, dirname } from 'node:path'
+import { basename, dirname, relative } from 'node:path'
 import { load } from 'js-yaml'
 import semver from 'semver'
+import { bundledText } from './snapshot.js'
 
 // A local git command answers at once; a stuck one (a lock, a hook) must not hold `npm run check`.
 const GIT_TIMEOUT_MS = 30_000
@@ -67,8 +68,12 @@ export function versionOf (text: string, where: string): string {
   return version
 }
 
-/** Reads the current document, the released versions, and the release it must keep the promises of. */
-export function readContract (documentPath: string, text: string, changelog: string): Contract {
+/**
+ * Reads the current document, the released versions, and the release it must keep the promises
+ * of. `text` is the current document's, bundled; `files` what it was read from (a split document's
+ * files: the commits that changed any of them count).
+ */
+export async function readContract (documentPath: string, text: string, changelog: string, files: string[] = [documentPath]): Promise<Contract> {
   const cwd = dirname(documentPath)
   const file = `./${basename(documentPath)}`
   const changelogFile = `./${CHANGELOG}`
@@ -94,16 +99,19 @@ export function readContract (documentPath: string, text: string, changelog: str
   }
   const releases = releasesIn(changelog)
   // The commits that changed the document or the changelog, newest first; with no commit yet, none.
-  const log = tryGit('rev-parse', '--verify', '-q', 'HEAD') === undefined ? '' : git('log', '--first-parent', '--format=%h %cs', 'HEAD', '--', file, changelogFile)
+  const paths = [file, ...files.slice(1).map((path) => `./${relative(cwd, path)}`)]
+  const log = tryGit('rev-parse', '--verify', '-q', 'HEAD') === undefined ? '' : git('log', '--first-parent', '--format=%h %cs', 'HEAD', '--', ...paths, changelogFile)
   const commits = log.split('\n').filter(Boolean).map((line) => { const [hash, date] = line.split(' '); return { hash, date } })
 
+  // Each commit's document, bundled when it refers to other files (snapshot.ts), read before it is needed.
+  const documents = await Promise.all(commits.map(async (commit) => await bundledText(basename(documentPath), git('show', `${commit.hash}:${file}`), (path) => git('show', `${commit.hash}:./${path}`))))
   const states: Array<{ document: Release, releases: string[] }> = []
   /** The document and the changelog's releases at the i-th commit, newest first (read once, when asked). */
   const at = (i: number): { document: Release, releases: string[] } | undefined => {
     if (i >= commits.length) return undefined
     while (states.length <= i) {
       const commit = commits[states.length]
-      const committed = git('show', `${commit.hash}:${file}`)
+      const committed = documents[states.length]
       // A commit from before the changelog existed releases nothing.
       const entries = tryGit('show', `${commit.hash}:${changelogFile}`) ?? ''
       states.push({ document: { text: committed, version: versionOf(committed, `${file} in commit ${commit.hash}`), commit }, releases: releasesIn(entries) })

@@ -5,7 +5,7 @@
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
 //   BENCH_BEFORE        a git ref: the http, traces, footprint and slow-disk sections run that commit's code too
-//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, copy, json
+//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, copy, json, mock
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -17,6 +17,7 @@ import { childrenOf } from '../../test/helpers/proc.js'
 import { benchCopy } from './copy.js'
 import { benchJsonParse } from './json.js'
 import { benchJwt } from './jwt.js'
+import { benchMock } from './mock.js'
 import { benchSlowDisk } from './slow-disk.js'
 import { benchTraces } from './traces.js'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
@@ -44,12 +45,17 @@ const SCENARIOS: Record<string, Scenario> = {
   'missing token (401)': { token: false, body: body(0), status: 401, baselineStatus: 200 }
 }
 
+const START = nodeCommandOf(root, 'start')
+// npm start caps glibc's malloc arenas, for memory; a variant without the cap shows what it costs the CPU.
+const { MALLOC_ARENA_MAX: _, ...uncapped } = START.env
+const UNCAPPED: NodeCommand = { ...START, env: uncapped }
+
 /**
  * The service as `npm start` runs it (its bundle, with its Node flags, unless `start` names another
  * commit's), on a fresh SQLite file unless `env` names a database; pinned to the server's
  * core unless `cpus` says otherwise.
  */
-const service = (env: Record<string, string>, cpus?: string | null, start: NodeCommand = nodeCommandOf(root, 'start')) => async (name: string): Promise<Server> =>
+const service = (env: Record<string, string>, cpus?: string | null, start: NodeCommand = START) => async (name: string): Promise<Server> =>
   await startServer(name, start, { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
 const baseline = async (name: string): Promise<Server> => await startServer(name, { env: {}, args: ['--import', 'tsx', 'scripts/bench/baseline.ts'] }, {})
 
@@ -61,6 +67,7 @@ const WARN = 'service, LOG_LEVEL=warn'
 const BEFORE_DEFAULTS = `before (${before?.ref}), defaults`
 const BEFORE_WARN = `before (${before?.ref}), LOG_LEVEL=warn`
 const METRICS = 'service, LOG_LEVEL=warn, metrics on'
+const ARENAS = 'service, LOG_LEVEL=warn, without MALLOC_ARENA_MAX'
 
 const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
   [DEFAULTS]: service({}),
@@ -70,6 +77,7 @@ const VARIANTS: Record<string, (name: string) => Promise<Server>> = {
     [BEFORE_WARN]: service({ LOG_LEVEL: 'warn' }, undefined, before.start)
   }),
   [METRICS]: service({ LOG_LEVEL: 'warn', METRICS_PORT: '0' }),
+  [ARENAS]: service({ LOG_LEVEL: 'warn' }, undefined, UNCAPPED),
   'bare Fastify (logger off)': baseline
 }
 const BASELINE = 'bare Fastify (logger off)'
@@ -178,6 +186,10 @@ async function benchHttp (): Promise<string> {
     '',
     ...cost(WARN, METRICS),
     '',
+    '#### npm start\'s MALLOC_ARENA_MAX=2 against glibc\'s default arenas, at LOG_LEVEL=warn',
+    '',
+    ...cost(ARENAS, WARN),
+    '',
     ...(before === undefined
       ? []
       : [
@@ -199,12 +211,14 @@ async function benchFootprint (): Promise<string> {
       await stopServer(server)
     }
   }
+  // Peak memory for those, and for this code without npm start's cap on malloc's arenas.
+  const starts: Record<string, NodeCommand> = { [DEFAULTS]: START, ...(before !== undefined && { [BEFORE_DEFAULTS]: before.start }), [ARENAS]: UNCAPPED }
   const peaks: string[] = []
-  for (const name of names) {
+  for (const name of Object.keys(starts)) {
     // Memory as an operator's process holds it: at LOG_LEVEL=warn, on every core, not pinned. Pinned
     // to one core, its worker thread and V8's helpers wait their turn and fewer creates are in
     // flight: the peak reads lower (docs/performance.md, "Start-up and memory").
-    const server = await service({ LOG_LEVEL: 'warn' }, null, name === DEFAULTS ? undefined : before!.start)(name)
+    const server = await service({ LOG_LEVEL: 'warn' }, null, starts[name])(name)
     try {
       process.stderr.write(`footprint: ${name}, 10 s of creates\n`)
       const run = await runLoad({ url: server.url, connections: CONNECTIONS, seconds: 10, token: TOKEN, firstId: freshIds(), cpus: null })
@@ -216,9 +230,9 @@ async function benchFootprint (): Promise<string> {
   return [
     '### Start-up and memory',
     '',
-    `| | ${names.join(' | ')} |`,
-    `| --- |${' ---: |'.repeat(names.length)}`,
-    `| start-up to first answer, median of ${STARTS} starts | ${names.map((name) => `${fmt(median(startups[name]))} ms`).join(' | ')} |`,
+    `| | ${Object.keys(starts).join(' | ')} |`,
+    `| --- |${' ---: |'.repeat(peaks.length)}`,
+    `| start-up to first answer, median of ${STARTS} starts | ${names.map((name) => `${fmt(median(startups[name]))} ms`).join(' | ')} | |`,
     `| peak RSS (VmHWM) after 10 s of ${CONNECTIONS}-connection creates, LOG_LEVEL=warn, nothing pinned | ${peaks.join(' | ')} |`,
     ''
   ].join('\n')
@@ -352,7 +366,8 @@ try {
     await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds, before })),
     process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
     process.env.BENCH_PG === '0' ? '' : await run('copy', async () => await benchCopy({ dir })),
-    await run('json', benchJsonParse)
+    await run('json', benchJsonParse),
+    await run('mock', async () => await benchMock({ rounds: ROUNDS }))
   ]
   const report = sections.filter(Boolean).join('\n')
   console.log(report)

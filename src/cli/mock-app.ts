@@ -7,10 +7,10 @@ import { api } from '../openapi/api.js'
 import { credentialChecks } from '../openapi/credentials.js'
 import { DocumentError } from '../openapi/document-error.js'
 import { docs } from '../openapi/docs.js'
-import type { LoadedDocument } from '../openapi/document.js'
+import type { LoadedDocument, OpenApiDocument } from '../openapi/document.js'
 import type { ErrorWriter } from '../openapi/error-shapes.js'
 import { mock, type Mock } from '../openapi/mock.js'
-import { routeList, type Refusal } from '../openapi/routes.js'
+import { routeList, type Refusal, type RouteSpec } from '../openapi/routes.js'
 import { securityHooks } from '../openapi/security.js'
 import { lazySerializerCompiler } from '../openapi/serialization.js'
 import { modelOf } from '../openapi/upgrade.js'
@@ -21,6 +21,9 @@ type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaContr
 
 export interface MockApp {
   app: FastifyInstance
+  /** The document as the mock reads it (3.1), and the operations it serves. */
+  document: OpenApiDocument
+  routes: RouteSpec[]
   /** The operations left out, with why. */
   refused: Refusal[]
   checkExamples: Mock['checkExamples']
@@ -31,7 +34,11 @@ export interface MockApp {
  * validation and security, with the mock's checks of presence and form. `file` names the
  * document in messages. Never listens: the command (mock.ts) does, tests inject.
  */
-export async function buildMock ({ http, ops }: Pick<Config, 'http' | 'ops'>, loaded: LoadedDocument, file: string, logStream?: { write: (line: string) => void }): Promise<MockApp> {
+export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'ops'>, loaded: LoadedDocument, file: string, logStream?: { write: (line: string) => void }): Promise<MockApp> {
+  // No shedding on event-loop lag: the mock compiles an operation's validators and samples when
+  // first asked, which may hold the loop past the service's bound, and a 503 is no answer the
+  // document declares.
+  const http = { ...config, maxEventLoopDelay: 0 }
   // Served as upgraded: a copy of a big document would be most of the mock's memory.
   const document = await modelOf(loaded.document, { inPlace: true })
   const { routes, refused } = routeList(document)
@@ -77,5 +84,5 @@ export async function buildMock ({ http, ops }: Pick<Config, 'http' | 'ops'>, lo
     onErrorWriter: (writer) => { errorWriter = writer }
   })
   await app.ready()
-  return { app, refused, checkExamples }
+  return { app, document, routes: served, refused, checkExamples }
 }

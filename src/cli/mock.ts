@@ -32,7 +32,8 @@ async function main (): Promise<void> {
   const loaded = await loadDocument(resolve(process.env.INIT_CWD ?? process.cwd(), path))
   const { app, refused, checkExamples } = await buildMock(config, loaded, path, logs)
   const address = await app.listen({ port: config.http.port, host: config.http.host })
-  process.stdout.write(`\nMock of ${path} listening on ${address}${refused.length === 0 ? '' : `; ${refused.length} operation(s) left out, named in the log`}\nAPI docs: ${address}/docs\n\n`)
+  const leftOut = refused.length === 0 ? '' : `${refused.length} operation(s) left out, named in the log\n`
+  process.stdout.write(`\nMock of ${path} listening on ${address}\n${leftOut}API docs: ${address}/docs\n\n`)
   const shutdown = (): void => { app.close().then(() => process.exit(0), () => process.exit(1)) }
   process.on('SIGTERM', shutdown)
   process.on('SIGINT', shutdown)

@@ -12,11 +12,16 @@ const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id']
 const EXPOSED_HEADERS = ['WWW-Authenticate', 'Retry-After', 'X-Request-Id', 'Allow', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Deprecation', 'Sunset']
 const PREFLIGHT_MAX_AGE_SECONDS = 600
 
-export async function cors (app: FastifyInstance, { origins, routes }: { origins: string[], routes: RouteSpec[] }): Promise<void> {
+/**
+ * `headers`: what requests may carry beside those every API call may (the document's header
+ * parameters, its API keys' headers).
+ */
+export async function cors (app: FastifyInstance, { origins, routes, headers = [] }: { origins: string[], routes: RouteSpec[], headers?: string[] }): Promise<void> {
   if (origins.length === 0) return
   // Loaded only when CORS is on.
   const { default: fastifyCors } = await import('@fastify/cors')
   const anyOrigin = origins.includes('*')
+  const allowedHeaders = [...new Set([...ALLOWED_HEADERS, ...headers])]
   const allowed = new Set(origins)
   // Each path's own methods in the document, so a new operation is allowed by itself.
   const methodsOf = new Map(allowedMethods(routes).map(({ url, declared }) => [url, declared]))
@@ -32,7 +37,7 @@ export async function cors (app: FastifyInstance, { origins, routes }: { origins
         // Only a real preflight is answered as one; a plain OPTIONS gets its 204 with Allow.
         preflight: request.headers['access-control-request-method'] !== undefined,
         methods,
-        allowedHeaders: ALLOWED_HEADERS,
+        allowedHeaders,
         exposedHeaders: EXPOSED_HEADERS,
         maxAge: PREFLIGHT_MAX_AGE_SECONDS
       })

@@ -41,7 +41,12 @@ export interface ApiTracing {
  */
 export async function api (app: FastifyInstance, { http, document, routes, file, handlers, checks, validators, onErrorWriter, tracing }: ApiOptions): Promise<void> {
   // First, so that every answer to an allowed origin carries CORS headers, 401s and 503s too.
-  await cors(app, { origins: http.corsOrigins, routes })
+  // A browser may send what the document asks for: its header parameters, and its API keys' headers.
+  const headers = [
+    ...routes.flatMap((route) => route.parameters.filter((p) => p.in === 'header').map((p) => p.name)),
+    ...Object.values<any>(document.components?.securitySchemes ?? {}).filter((s) => s?.type === 'apiKey' && s.in === 'header').map((s) => String(s.name))
+  ]
+  await cors(app, { origins: http.corsOrigins, routes, headers })
   await overloadProtection(app, { config: http })
   bodyParsers(app, routes, (request) => request.routeOptions.config.openapi?.route)
   const bound = await checks(app)

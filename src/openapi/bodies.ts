@@ -26,11 +26,17 @@ export function kindOf (type: string): BodyKind {
   return 'bytes'
 }
 
-/** True when the request's media type is in the range the document writes (image/* takes image/png). */
+/**
+ * True when the request's media type is in the range the document writes: image/* takes
+ * image/png; application/*+json takes application/vnd.api+json, and application/json.
+ */
 function inRange (range: string, type: string): boolean {
   if (range === type || range === '*/*') return true
   const [kind, sub] = range.split('/')
-  return sub === '*' && type.startsWith(`${kind}/`)
+  if (sub === '*') return type.startsWith(`${kind}/`)
+  if (!sub.startsWith('*+')) return false
+  const suffix = sub.slice(2)
+  return type === `${kind}/${suffix}` || (type.startsWith(`${kind}/`) && type.endsWith(`+${suffix}`))
 }
 
 /** The media type of a request (lower case, no parameters), or undefined without Content-Type. */

@@ -1,13 +1,21 @@
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { basename, relative } from 'node:path'
+import { basename, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dump, load } from 'js-yaml'
 import { DocumentError } from './document-error.js'
 
-// The same relative path from src/openapi/ and from the build in dist/openapi/.
+// The same relative paths from src/openapi/, from the build in dist/openapi/ and from the bundle in dist/bundle/.
 export const DOCUMENT_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url))
+/** Where `npm run build` keeps openapi.yaml bundled, when it refers to other files. */
+export const PREBUNDLED_PATH = fileURLToPath(new URL('../../dist/openapi.bundle.json', import.meta.url))
+// A bundle names its files from the project's root, so that it holds wherever the project is copied (an image).
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 export type OpenApiDocument = Record<string, any>
+
+/** A bundle made at build (scripts/bundle.ts): the document, and the files it was made of with their digests. */
+export interface Prebundled { files: Array<{ path: string, sha256: string }>, text: string, document: OpenApiDocument }
 
 export interface LoadedDocument {
   /** The document as served: the file exactly as written, or, when it refers to other files, one self-contained YAML text. */
@@ -23,10 +31,11 @@ const VERSIONS = /^3\.[01]\.\d+$/
 
 /**
  * Reads an OpenAPI 3.0 or 3.1 document, YAML or JSON. A document that $refs other files is bundled
- * into one, with Redocly's bundler (loaded only then); what cannot be read stops here, naming the
- * file and the JSON pointer (DocumentError).
+ * into one, with Redocly's bundler (loaded only then), unless `prebundled` names the build's
+ * bundle of it and its files are unchanged; what cannot be read stops here, naming the file and
+ * the JSON pointer (DocumentError).
  */
-export async function loadDocument (path: string = DOCUMENT_PATH): Promise<LoadedDocument> {
+export async function loadDocument (path: string = DOCUMENT_PATH, { prebundled = path === DOCUMENT_PATH ? PREBUNDLED_PATH : undefined }: { prebundled?: string } = {}): Promise<LoadedDocument> {
   const name = relative(process.cwd(), path) || basename(path)
   let text: string
   try {
@@ -44,6 +53,9 @@ export async function loadDocument (path: string = DOCUMENT_PATH): Promise<Loade
   }
   checkVersion(name, document)
   if (hasExternalRefs(document)) {
+    // Bundled at build, when none of its files changed since: a start needs no bundler.
+    const built = prebundled === undefined ? undefined : current(prebundled)
+    if (built !== undefined) return built
     const { bundleDocument } = await import('./external-refs.js')
     const bundled = await bundleDocument(path, name)
     checkVersion(name, bundled.document)
@@ -74,4 +86,22 @@ export function hasExternalRefs (node: unknown): boolean {
     if (hasExternalRefs(value)) return true
   }
   return false
+}
+
+const digestOf = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex')
+
+/** What the build keeps of a bundled document: it, and a digest of each file it was made of. */
+export function prebundle ({ text, document, files = [] }: LoadedDocument): Prebundled {
+  return { files: files.map((file) => ({ path: relative(ROOT, file), sha256: digestOf(file) })), text, document }
+}
+
+/** The bundle made at build, if each of its files is still as it was then. */
+function current (path: string): LoadedDocument | undefined {
+  try {
+    const built = JSON.parse(readFileSync(path, 'utf8')) as Prebundled
+    const files = built.files.map((file) => ({ ...file, path: resolve(ROOT, file.path) }))
+    return files.every((file) => digestOf(file.path) === file.sha256) ? { text: built.text, document: built.document, files: files.map((file) => file.path) } : undefined
+  } catch {
+    return undefined
+  }
 }

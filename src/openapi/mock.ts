@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import Negotiator from 'negotiator'
-import { kindOf } from './bodies.js'
+import { kindOf, type BodyKind } from './bodies.js'
 import type { OpenApiDocument } from './document.js'
 import type { AnyHandler, HandlerInput } from './register.js'
 import { responseFor, type Answer } from './responses.js'
@@ -59,14 +59,24 @@ function usual (route: RouteSpec): ResponseSpec | undefined {
   return [...route.responses].sort((a, b) => order(a.status) - order(b.status) || a.status.localeCompare(b.status))[0]
 }
 
-/** A concrete media type for one the document gives as a range: JSON where it may be, else text. */
-const concrete = (type: string): string => type === '*/*' || type === 'application/*' ? 'application/json' : type.includes('*') ? 'application/octet-stream' : type
+// A type of each range a document may answer in: what the mock answers in for it.
+const IN_RANGE: Record<string, string> = { '*/*': 'application/json', 'application/*': 'application/json', 'text/*': 'text/plain', 'image/*': 'image/png', 'audio/*': 'audio/mpeg', 'video/*': 'video/mp4' }
+
+/** A concrete media type for one the document gives as a range: application/*+json's is application/json. */
+function concrete (type: string): string {
+  if (!type.includes('*')) return type
+  const [kind, sub] = type.split('/')
+  return IN_RANGE[type] ?? (sub.startsWith('*+') ? `${kind}/${sub.slice(2)}` : `${kind}/octet-stream`)
+}
 
 export interface Mock {
   handlers: Record<string, AnyHandler>
   /** Checks every example of the document against its schema, naming once each one that contradicts it; a little at a time, so that requests are answered meanwhile. */
   checkExamples: () => Promise<{ examples: number, invalid: number }>
 }
+
+// How the mock writes an answer of a media type: a range (*/*, application/*+json) as the type it answers in.
+const kindOfAnswer = (media: MediaSpec): BodyKind => kindOf(concrete(media.type))
 
 export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Validators, scanning: () => Validators, report: Report): Mock {
   // Whether each example (by media and name) or sample may be served: checked once.
@@ -75,7 +85,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
   const validating = new WeakMap<MediaSpec, ValidateFunction>()
   /** The validator of what the media type answers. */
   const validatorOf = (media: MediaSpec, using = validators): ValidateFunction => {
-    if (media.schema === undefined || kindOf(media.type) !== 'json') return ANY
+    if (media.schema === undefined || kindOfAnswer(media) !== 'json') return ANY
     if (using !== validators) return using.response(media.schema)
     let validate = validating.get(media)
     if (validate === undefined) validating.set(media, validate = validators.response(media.schema))
@@ -108,13 +118,19 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
   }
   const bodyOf = (route: RouteSpec, response: ResponseSpec, media: MediaSpec, wanted?: string): unknown => {
     const examples = examplesOf(doc, media)
-    const chosen = (wanted === undefined ? examples : examples.filter((example) => example.name === wanted)).find((example) => servable(route, response, media, example))
-    const value = chosen !== undefined ? chosen.value : media.schema === undefined && kindOf(media.type) !== 'json' ? '' : sampled(route, response, media)
-    switch (kindOf(media.type)) {
+    // The one asked for, else the first servable: an example that contradicts its schema is never served.
+    const chosen = [...examples.filter((example) => example.name === wanted), ...examples].find((example) => servable(route, response, media, example))
+    const value = chosen !== undefined ? chosen.value : media.schema === undefined && kindOfAnswer(media) !== 'json' ? '' : sampled(route, response, media)
+    switch (kindOfAnswer(media)) {
       // Serialized here: an answer is what its example or sample is, whatever schema shapes it.
-      case 'json': return JSON.stringify(value ?? {})
+      case 'json': return JSON.stringify(value === undefined ? {} : value)
       case 'bytes': return Buffer.from(typeof value === 'string' ? value : '')
-      default: return typeof value === 'string' ? value : JSON.stringify(value ?? '')
+      default: {
+        if (typeof value === 'string') return value
+        // An XML example written as the data it holds: written in XML by the sampler, as the schema's xml hints say.
+        const xml = media.type.endsWith('xml') && media.schema !== undefined ? validSample(doc, { ...media.schema, example: value }, ANY, { direction: 'response', xml: true })?.value : undefined
+        return typeof xml === 'string' ? xml : JSON.stringify(value ?? '')
+      }
     }
   }
   const headersOf = (response: ResponseSpec): Record<string, string> => {
@@ -172,7 +188,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
 
 /** The declared media type the client's Accept prefers (Negotiator reads it); JSON when it says nothing. */
 function pickMedia (declared: MediaSpec[], accept: string): MediaSpec | undefined {
-  const fallback = declared.find((m) => kindOf(m.type) === 'json') ?? declared[0]
+  const fallback = declared.find((m) => kindOfAnswer(m) === 'json') ?? declared[0]
   if (declared.length <= 1 || accept === '' || accept === '*/*') return fallback
   const type = new Negotiator({ headers: { accept } }).mediaType(declared.map((m) => m.type))
   return declared.find((m) => m.type === type) ?? fallback

@@ -116,7 +116,8 @@ function cookiePairs (header: string | undefined): Pair[] {
  * claims is kept as sent, text, or a list of texts when repeated.
  */
 export function formReader (fields: ParameterSpec[], properties: (field: ParameterSpec) => string[] | undefined): (text: string) => Record<string, unknown> {
-  const claimed = new Set(fields.filter((f) => !(f.shape === 'object' && f.explode)).map((f) => f.name))
+  // A field claims its name, but for an exploded object, whose members are fields of their own.
+  const claimed = new Set(fields.filter((f) => f.contentType !== undefined || !(f.shape === 'object' && f.explode)).map((f) => f.name))
   const members = new Map(fields.map((f) => [f, properties(f)]))
   for (const wanted of members.values()) for (const name of wanted ?? []) claimed.add(name)
   return (text) => {

@@ -47,6 +47,21 @@ function propertySchema (doc: OpenApiDocument, schema: unknown, name: string, se
   return typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined
 }
 
+/**
+ * The value with a single item made a list of one wherever its schema declares a list, through
+ * objects' members: what a parameter or a form field read as text cannot say by itself
+ * (`filter[tags]=a` for tags, a list).
+ */
+function shaped (doc: OpenApiDocument, schema: unknown, value: unknown): unknown {
+  if (value === undefined || schema === undefined) return value
+  const shape = shapeOf(doc, schema)
+  if (shape === 'array') return Array.isArray(value) ? value : [value]
+  if (shape !== 'object' || value === null || typeof value !== 'object' || Array.isArray(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const [name, member] of Object.entries(value)) out[name] = shaped(doc, propertySchema(doc, schema, name), member)
+  return out
+}
+
 /** One location's parameters as one object schema: each by its name, the required ones required. */
 function locationSchema (parameters: ParameterSpec[]): JsonSchema {
   return {
@@ -87,6 +102,10 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
 
   const parameters = (request: FastifyRequest): void => {
     const parts: Parts = read(request)
+    for (const parameter of route.parameters) {
+      const values = parts[parameter.in]
+      if (parameter.name in values && parameter.contentType === undefined) values[parameter.name] = shaped(doc, parameter.schema, values[parameter.name])
+    }
     for (const { location, text, content } of byLocation) {
       const values = parts[location]
       if (content !== undefined) {
@@ -158,7 +177,7 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
         check(validate, request.body, 'body')
         return
       case 'form': {
-        const form = formOf(media)(request.body as string)
+        const form = shaped(doc, media.schema, formOf(media)(request.body as string)) as Record<string, unknown>
         check(validate, form, 'body')
         request.body = form
         return

@@ -1,7 +1,7 @@
 import { deprecationOf, type Deprecation } from './deprecation.js'
 import { DocumentError, pointerOf } from './document-error.js'
 import type { OpenApiDocument } from './document.js'
-import { operationIdOf } from './operation-ids.js'
+import { operationIdNamer } from './operation-ids.js'
 import { derefSchema, pointerTarget, type JsonSchema } from './schema.js'
 import { fastifyUrl, type PathTemplate } from './path-template.js'
 
@@ -77,6 +77,8 @@ export interface Refusal { operation: string, pointer: string, problem: string }
 
 export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie'])
+// Headers HTTP itself says what they are: a parameter of one of these names is ignored (OpenAPI's Parameter Object).
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
 const DEFAULT_STYLE: Record<Location, string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' }
 const STYLES: Record<Location, string[]> = {
   path: ['simple', 'label', 'matrix'],
@@ -84,7 +86,8 @@ const STYLES: Record<Location, string[]> = {
   header: ['simple'],
   cookie: ['form']
 }
-const MEDIA_RANGE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+*-]+$/
+// A media type or a range of them: */*, image/*, application/*+json (RFC 6839's suffixes), application/json.
+const MEDIA_RANGE = /^(\*\/\*|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+*-]+)$/
 
 /** What makes an operation refused, and where. */
 class Refused extends Error {
@@ -132,8 +135,9 @@ export function shapeOf (doc: OpenApiDocument, schema: any, seen = new Set<unkno
 function mediaOf (doc: OpenApiDocument, content: unknown, at: string): MediaSpec[] {
   if (content === undefined) return []
   if (content === null || typeof content !== 'object') throw new Refused(at, 'has a content that is not a map of media types')
-  // A key that lists several types ("text/csv, text/plain") gives each the same Media Type Object.
-  return Object.entries<any>(content).flatMap(([key, object]) => key.split(',').map((each) => {
+  // A key that lists several types ("text/csv, text/plain") gives each the same Media Type Object;
+  // a piece that is a parameter ("application/json, charset=utf-8") belongs to the type before it.
+  return Object.entries<any>(content).flatMap(([key, object]) => key.split(',').filter((each, i) => i === 0 || each.includes('/') || !each.includes('=')).map((each) => {
     const type = each.split(';')[0].trim().toLowerCase()
     if (!MEDIA_RANGE.test(type)) throw new Refused(at, `has a media type that is none: "${key}"`)
     const media = resolve(doc, object, at) ?? {}
@@ -152,6 +156,8 @@ function parametersOf (doc: OpenApiDocument, raw: unknown[], at: string): Parame
     if (!LOCATIONS.has(location)) throw new Refused(where, `is parameter ${parameter.name} in "${parameter.in}", which is no location (path, query, header, cookie)`)
     const style: string = parameter.style ?? DEFAULT_STYLE[location]
     if (!STYLES[location].includes(style)) throw new Refused(where, `is parameter ${parameter.name} with style ${style}, which a ${location} parameter cannot have (${STYLES[location].join(', ')})`)
+    // "If in is header and the name field is Accept, Content-Type or Authorization, the parameter definition SHALL be ignored."
+    if (location === 'header' && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue
     const [content] = parameter.content === undefined ? [] : mediaOf(doc, parameter.content, where)
     const schema = content?.schema ?? parameter.schema ?? {}
     // Header names are case-insensitive; Node gives them in lower case.
@@ -195,6 +201,7 @@ export function routeList (doc: OpenApiDocument): { routes: RouteSpec[], refused
   const refused: Refusal[] = []
   const ids = new Set<string>()
   const urls = new Set<string>()
+  const nameOf = operationIdNamer(doc.paths ?? {}, METHODS)
   for (const [path, rawItem] of Object.entries<any>(doc.paths ?? {})) {
     const itemAt = pointerOf('paths', path)
     let pathItem: any
@@ -215,7 +222,7 @@ export function routeList (doc: OpenApiDocument): { routes: RouteSpec[], refused
       const name = `${method.toUpperCase()} ${path}`
       try {
         if (operation === null || typeof operation !== 'object') throw new Refused(at, 'is no operation')
-        const operationId = typeof operation.operationId === 'string' && operation.operationId !== '' ? operation.operationId : operationIdOf(method, path)
+        const operationId = nameOf(operation, method, path)
         if (ids.has(operationId)) throw new Refused(at, `has the operationId ${operationId}, which another operation has`)
         const key = `${method.toUpperCase()} ${template.url}`
         if (urls.has(key)) throw new Refused(at, `matches the same requests as another operation (${key})`)

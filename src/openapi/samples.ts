@@ -99,7 +99,11 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
     case 'exclusiveMaximum': return { ...here, by: params.limit - 1 }
     case 'multipleOf': return { ...here, by: params.multipleOf }
     case 'maxItems': return Array.isArray(current) ? { ...here, by: current.slice(0, params.limit) } : undefined
-    case 'minItems': return Array.isArray(current) && current.length > 0 ? { ...here, by: Array.from({ length: params.limit }, () => current[0]) } : undefined
+    // Items like the first, or, for an empty list, empty objects for the next mends to shape.
+    case 'minItems': return Array.isArray(current) ? { ...here, by: Array.from({ length: params.limit }, () => structuredClone(current[0] ?? {})) } : undefined
+    // Properties of any name, for the next mends to shape or take away.
+    case 'minProperties': return current !== null && typeof current === 'object' ? { ...here, by: { ...current, ...Object.fromEntries(Array.from({ length: params.limit }, (_, i) => [`property${i + 1}`, 'string'])) } } : undefined
+    case 'maxProperties': return current !== null && typeof current === 'object' ? { ...here, by: Object.fromEntries(Object.entries(current).slice(0, params.limit)) } : undefined
     case 'uniqueItems': return Array.isArray(current) ? { ...here, by: current.slice(0, 1) } : undefined
     case 'additionalProperties': return { pointer: `${instancePath}/${escape(params.additionalProperty)}`, by: undefined }
     // A discriminator's value, where the object has none or another: the first that chooses a branch.
@@ -156,7 +160,8 @@ export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefine
       const value = sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth: MAX_DEPTH, format: xml ? 'xml' : 'json' }, stripped ? bare : doc)
       if (xml) return { value, valid: true }
       if (first === undefined) first = value
-      const good = mended(value, validate)
+      // The sampler makes null of a schema with properties but no type (an allOf of them): an object is meant.
+      const good = mended(value ?? {}, validate)
       if (good !== undefined) return { value: good, valid: true }
     } catch {}
   }

@@ -82,8 +82,9 @@ export function securityHooks (route: RouteSpec, document: OpenApiDocument, chec
           reply.header(CHALLENGE, refusal.challenge)
           return done(refusal.error)
         }
-        const offered = challenges.filter((c) => c !== undefined)
-        if (offered.length > 0) reply.header(CHALLENGE, offered.flat())
+        // Each http scheme's challenge: one header, or one line each (RFC 9110 allows both).
+        const offered = challenges.flat().filter((c) => c !== undefined)
+        if (offered.length > 0) reply.header(CHALLENGE, offered.length === 1 ? offered[0] : offered)
         return done(new MissingCredentialsError(`Missing credentials: send ${wanted}`))
       }
       runAll(alternatives[i], request, reply, (error) => {

@@ -10,5 +10,25 @@ import type { OpenApiDocument } from './document.js'
 export async function modelOf (document: OpenApiDocument, { inPlace = false } = {}): Promise<OpenApiDocument> {
   if (!String(document.openapi).startsWith('3.0')) return document
   const { upgradeFromThreeToThreeOne } = await import('@scalar/openapi-upgrader/3.0-to-3.1')
-  return upgradeFromThreeToThreeOne(inPlace ? document : structuredClone(document)) as OpenApiDocument
+  return upgradeFromThreeToThreeOne(withoutRefSiblings(inPlace ? document : structuredClone(document))) as OpenApiDocument
+}
+
+// What 3.0 lets stand beside a $ref: nullable (which the upgrade turns into a null type) and words.
+const KEPT_BESIDE_REF = new Set(['$ref', 'nullable', 'description', 'summary'])
+
+/**
+ * In 3.0, a $ref's siblings are ignored ("any properties added SHALL be ignored"); in 3.1 they
+ * apply. So they are dropped before the upgrade: a `type: string` written beside a $ref to an
+ * object constrained nothing, and must not start to. In place; the document, for chaining.
+ */
+function withoutRefSiblings (node: any): any {
+  if (Array.isArray(node)) {
+    for (const item of node) withoutRefSiblings(item)
+  } else if (node !== null && typeof node === 'object') {
+    if (typeof node.$ref === 'string') {
+      for (const key of Object.keys(node)) if (!KEPT_BESIDE_REF.has(key) && !key.startsWith('x-')) delete node[key]
+    }
+    for (const value of Object.values(node)) withoutRefSiblings(value)
+  }
+  return node
 }

@@ -2,12 +2,14 @@ import { Ajv2020, type AnySchema, type KeywordDefinition, type ValidateFunction 
 import formatsPlugin from 'ajv-formats'
 import { ValidationError } from '../errors.js'
 import type { OpenApiDocument } from './document.js'
+import { documentPattern } from './patterns.js'
 import { SchemaRegistry, type JsonSchema, type SchemaView } from './schema.js'
 
 // Requests and answers are validated with the dialect OpenAPI 3.1 declares, JSON Schema 2020-12
 // (3.0 documents are upgraded to it as they are read), with the formats OpenAPI names. Bodies
 // are never coerced; values that arrive as text (parameters, form fields) are, as their schema
-// says. A default is what the schema says of an absent value, not a value: none is filled in. Documents
+// says: a number, a boolean (lists are made lists as they are read, parameters.ts, so that a
+// oneOf of a string and a list of them takes one or the other, not both). A default is what the schema says of an absent value, not a value: none is filled in. Documents
 // come as their authors wrote them: a keyword or format a validator does not know constrains
 // nothing, and a pattern ECMAScript refuses in Unicode mode is read without it.
 
@@ -41,6 +43,53 @@ export function withInt64Keyword (node: any): any {
   const others = types.filter((t) => t !== 'integer')
   if (others.length === 0) return { ...rest, int64: true }
   return { ...rest, anyOf: [{ int64: true }, { type: others }] }
+}
+
+const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'null'])
+
+/**
+ * For values that arrive as text. Ajv converts a value in place as it tries each branch of a
+ * union, so under `oneOf: [{type: integer}, {type: string}]` the text "5" is made 5 by the first
+ * branch and "5" again by the second, and matches both: a valid request refused. Text can be read
+ * as more than one primitive type; the first branch that reads it is what the document means. So
+ * a oneOf whose branches are of different primitive types is checked by x-text-union instead.
+ */
+function withTextUnions (node: any): any {
+  if (Array.isArray(node)) return node.map(withTextUnions)
+  if (node === null || typeof node !== 'object') return node
+  const out: Record<string, any> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = withTextUnions(value)
+  if (!Array.isArray(out.oneOf) || JSON.stringify(out.oneOf).includes('"$ref"')) return out
+  const types = out.oneOf.map((branch: any) => branch?.type)
+  if (types.length < 2 || !types.every((type: unknown) => typeof type === 'string' && PRIMITIVES.has(type)) || new Set(types).size < types.length) return out
+  const { oneOf, ...rest } = out
+  return { ...rest, 'x-text-union': oneOf }
+}
+
+/** x-text-union (withTextUnions): the branches in turn, each on its own copy of the text; the first that reads it gives the value. */
+const textUnionKeyword: KeywordDefinition = {
+  keyword: 'x-text-union',
+  schemaType: 'array',
+  modifying: true,
+  errors: true,
+  compile (branches: AnySchema[], _parent, it) {
+    const ajv = it.self
+    let compiled: ValidateFunction[] | undefined
+    const validate = (data: unknown, ctx?: any): boolean => {
+      // Each branch under a property of its own holder, so that what it converts is kept there.
+      compiled ??= branches.map((branch) => ajv.compile({ type: 'object', properties: { value: branch } }))
+      for (const branch of compiled) {
+        const holder = { value: data }
+        if (!branch(holder)) continue
+        if (ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = holder.value
+        return true
+      }
+      validate.errors = [{ instancePath: ctx?.instancePath ?? '', keyword: 'oneOf', params: {}, message: 'must match a schema in oneOf' }]
+      return false
+    }
+    validate.errors = null as unknown
+    return validate as any
+  }
 }
 
 function int64Keyword (coerceStrings: boolean): KeywordDefinition {
@@ -105,26 +154,16 @@ const discriminatorKeyword: KeywordDefinition = {
   }
 }
 
-/** A pattern as ECMAScript reads it: in Unicode mode, else without it; one that neither reads matches anything. */
-function regExp (pattern: string, flags: string): RegExp {
-  for (const attempt of [flags, flags.replace('u', '')]) {
-    try {
-      return new RegExp(pattern, attempt)
-    } catch {}
-  }
-  return /(?:)/
-}
-regExp.code = 'regExp'
-
 function createAjv (coerce: boolean): Ajv2020 {
   // validateSchema: false skips checking each schema against the 2020-12 meta-schema, whose
   // compilation cost ~50 ms of every start: the document is validated against OpenAPI's schema
   // in CI (npm run validate:spec), and schema.ts drops keywords whose values a validator could not take.
-  const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, coerceTypes: coerce ? 'array' : false, allErrors: false, inlineRefs: false, code: { regExp } })
+  const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, coerceTypes: coerce, allErrors: false, inlineRefs: false, code: { regExp: documentPattern } })
   // JSON Schema's formats and OpenAPI's (int32, int64, float, double, byte, binary, password).
   addFormats(ajv)
   ajv.addKeyword(int64Keyword(coerce))
   ajv.addKeyword(discriminatorKeyword)
+  ajv.addKeyword(textUnionKeyword)
   return ajv
 }
 
@@ -143,6 +182,7 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
   // Each Ajv, and its registry of the document's schemas, is made when first needed: a document
   // without parameters never needs the second, a service without response validation the third.
   const made = (coerce: boolean, view: SchemaView) => {
+    const prepared = (schema: JsonSchema): AnySchema => withInt64Keyword(coerce ? withTextUnions(schema) : schema)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
     return (schema: JsonSchema): ValidateFunction => {
@@ -150,8 +190,8 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
       const lazy = ((data: unknown, ctx?: any) => {
         if (validate === undefined) {
           ajv ??= createAjv(coerce)
-          registry ??= new SchemaRegistry(doc, view, file, (copy) => ajv!.addSchema(withInt64Keyword(copy) as AnySchema))
-          validate = ajv.compile(withInt64Keyword(registry.schema(schema)) as AnySchema)
+          registry ??= new SchemaRegistry(doc, view, file, (copy) => ajv!.addSchema(prepared(copy)))
+          validate = ajv.compile(prepared(registry.schema(schema)))
         }
         const valid = validate(data, ctx)
         lazy.errors = validate.errors

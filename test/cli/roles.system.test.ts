@@ -16,10 +16,13 @@ t.test('a role runs its command, with its own arguments', async (t) => {
   const copy = run('copy-store', 'sqlite:/nonexistent/a.db')
   t.equal(copy.status, 2, 'copy-store reads the arguments after its name: one is missing')
   t.match(copy.stderr, /^usage: npm run copy-store/)
+  const mock = run('mock')
+  t.equal(mock.status, 2, 'mock reads the arguments after its name: the document is missing')
+  t.match(mock.stderr, /^Usage: npm run mock -- <document>/)
 })
 
 t.test('an unknown role is refused, with the usage', async (t) => {
   const unknown = run('shell')
   t.equal(unknown.status, 2)
-  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config   (got "shell")')
+  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT   (got "shell")')
 })

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { connect } from 'node:net'
 import { join } from 'node:path'
@@ -166,7 +167,26 @@ t.test('run hardened with a volume: durable across stop and start, a request in 
     t.match(copy.stdout, /\b2\b/, 'both plants copied')
     const unknown = podman('run', '--rm', ...HARDENED, IMAGE, 'shell')
     t.equal(unknown.status, 2)
-    t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config')
+    t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT')
+  })
+
+  t.test('the mock role: any document, mounted, mocked on the engine the service runs on', async (t) => {
+    const document = join(t.testdir(), 'petstore.json')
+    copyFileSync(createRequire(import.meta.url).resolve('@readme/oas-examples/3.0/json/petstore.json'), document)
+    const name = `plant-store-mock-${process.pid}`
+    const port = await freePort()
+    startContainer(t, name, [...HARDENED, '--volume', `${document}:/documents/petstore.json:ro`, '--publish', `127.0.0.1:${port}:3000`], ['mock', '/documents/petstore.json'])
+    const url = `http://127.0.0.1:${port}`
+    await answering(`${url}/docs`, name)
+    const pet = await fetch(`${url}/pet/1`, { headers: { api_key: 'any' } })
+    t.equal(pet.status, 200, 'an operation answered from the document')
+    t.match(await pet.json(), { name: 'doggie', photoUrls: [] })
+    const anonymous = await fetch(`${url}/pet/1`)
+    t.equal(anonymous.status, 401, 'its security applies: the API key is asked for')
+    await anonymous.arrayBuffer()
+    const bad = await fetch(`${url}/pet/not-a-number`, { headers: { api_key: 'any' } })
+    t.equal(bad.status, 400, 'and its validation')
+    await bad.arrayBuffer()
   })
 })
 

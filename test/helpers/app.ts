@@ -29,9 +29,12 @@ export async function freshDatabase (t: Test, backend: 'sqlite' | 'postgres' = B
 /** What a test sets past what the environment can say (a rate limit's window shorter than a minute), section by section. */
 export type ConfigOverrides = { [K in keyof Config]?: Partial<Config[K]> }
 
-/** A config for a fresh database of the suite's backend: `env` read as the service reads it, then `overrides`. */
+/**
+ * A config for a fresh database of the suite's backend: `env` read as the service reads it, then
+ * `overrides`. Every answer is checked against the document, as in development: one that breaks it fails the test.
+ */
 export async function testConfig (t: Test, env: Record<string, string> = {}, overrides: ConfigOverrides = {}): Promise<Config> {
-  const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), ...env })
+  const config = loadConfig({ API_TOKENS: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: await freshDatabase(t), VALIDATE_RESPONSES: 'true', ...env })
   return { http: { ...config.http, ...overrides.http }, store: { ...config.store, ...overrides.store }, security: { ...config.security, ...overrides.security }, ops: { ...config.ops, ...overrides.ops } }
 }
 

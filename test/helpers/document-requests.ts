@@ -2,6 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import type { OpenApiDocument } from '../../src/openapi/document.js'
 import type { MediaSpec, ParameterSpec, ResponseSpec, RouteSpec } from '../../src/openapi/routes.js'
+import { documentPattern } from '../../src/openapi/patterns.js'
 import { validSample } from '../../src/openapi/samples.js'
 import { derefSchema, standaloneSchema } from '../../src/openapi/schema.js'
 import { createValidators } from '../../src/openapi/validation.js'
@@ -19,7 +20,8 @@ export interface HttpRequest { method: string, url: string, headers: Record<stri
 export type Fault = 'body without a required property' | 'body property of the wrong type' | 'required query parameter missing' | 'path parameter of the wrong type' | 'no credentials'
 export interface InvalidRequest { fault: Fault, request: HttpRequest }
 
-const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, allErrors: false })
+// Patterns run as the engine runs them (patterns.ts): a document's runaway pattern must not hold the judge either.
+const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, allErrors: false, code: { regExp: documentPattern } })
 ;(addFormats as unknown as (ajv: Ajv2020) => void)(ajv)
 ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', validate: () => true })
 ajv.addKeyword({ keyword: 'x-discriminator', schemaType: 'object', validate: () => true })
@@ -108,7 +110,8 @@ function credentials (doc: OpenApiDocument, route: RouteSpec): { headers: Record
     if (scheme.type === 'apiKey') {
       if (scheme.in === 'query') out.query.push(`${enc(scheme.name)}=test-key`)
       else if (scheme.in === 'cookie') out.cookies.push(`${scheme.name}=test-key`)
-      else out.headers[String(scheme.name).toLowerCase()] = 'test-key'
+      // An API key in Authorization beside an http scheme of the same requirement: the scheme's credentials are a key too.
+      else out.headers[String(scheme.name).toLowerCase()] ??= 'test-key'
     } else if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') {
       out.headers.authorization = `Basic ${Buffer.from('user:password').toString('base64')}`
     } else if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() !== 'bearer') {
@@ -154,6 +157,8 @@ function bodyIn (doc: OpenApiDocument, media: MediaSpec, value: unknown): { type
 /** The body media type a client would pick: JSON where the operation takes it. */
 const bodyMedia = (route: RouteSpec): MediaSpec | undefined => route.body?.media.find((m) => isJson(m.type)) ?? route.body?.media[0]
 
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'host', 'connection'])
+
 /** The operation's valid request: every parameter (required and not), its body, and credentials; throws Unbuildable when one cannot be made. */
 export function validRequest (doc: OpenApiDocument, route: RouteSpec, omit?: { parameter?: ParameterSpec, credentials?: boolean, body?: unknown }): HttpRequest {
   let path = route.path
@@ -161,7 +166,8 @@ export function validRequest (doc: OpenApiDocument, route: RouteSpec, omit?: { p
   const headers: Record<string, string> = {}
   const cookies: string[] = []
   for (const p of route.parameters) {
-    if (p === omit?.parameter) continue
+    // What the HTTP client writes itself, the length of the body it sends.
+    if (p === omit?.parameter || (p.in === 'header' && FRAMING.has(p.name))) continue
     // Optional parameters too: a client may send any of them, but one whose value no style can spell (a list of objects).
     const value = sampleOf(doc, p.schema)
     if (value === undefined) continue
@@ -265,11 +271,16 @@ export function judgeAnswer (doc: OpenApiDocument, route: RouteSpec, status: num
   if (route.responses.length === 0) return status >= 200 && status < 300 ? undefined : `status ${status}, where the operation declares no answer`
   const response: ResponseSpec | undefined = route.responses.find((r) => r.status === code) ?? route.responses.find((r) => r.status === `${code[0]}XX`) ?? route.responses.find((r) => r.status === 'default')
   if (response === undefined) return `status ${status}, which the operation does not declare`
-  if (response.media.length === 0) return undefined
+  // No content, whatever the document says of it: HTTP sends none with a 204 or a 304.
+  if (response.media.length === 0 || status === 204 || status === 304) return undefined
   const type = contentType?.split(';')[0].trim().toLowerCase()
-  const media = response.media.find((m) => m.type === type) ?? response.media.find((m) => type !== undefined && (m.type === '*/*' || (m.type.endsWith('/*') && type.startsWith(m.type.slice(0, -1)))))
+  // A range: */*, image/*, or a suffix's, application/*+json.
+  const inRange = (range: string): boolean => type !== undefined && (range === '*/*' || (range.endsWith('/*') && type.startsWith(range.slice(0, -1))) ||
+    (range.includes('/*+') && type.startsWith(range.split('*')[0]) && (type.endsWith(range.split('*')[1]) || type === range.replace('*+', ''))))
+  const media = response.media.find((m) => m.type === type) ?? response.media.find((m) => inRange(m.type))
   if (media === undefined) return `${status} in ${type ?? 'no media type'}, which the operation does not declare for it (${response.media.map((m) => m.type).join(', ')})`
-  if (media.schema === undefined || !isJson(type!)) return undefined
+  // A HEAD's answer has no body; a body not JSON is not checked here.
+  if (media.schema === undefined || !isJson(type!) || route.method === 'HEAD') return undefined
   let value: unknown
   try {
     value = JSON.parse(body)

@@ -9,6 +9,7 @@ import { markdown } from '../../scripts/api/changelog.js'
 import { judge } from '../../scripts/api/compat.js'
 import { findOasdiff } from '../../scripts/api/oasdiff.js'
 import { runTs } from '../helpers/server-process.js'
+import { splitDocument } from '../helpers/split-document.js'
 
 // The contract gate (npm run api:compat, in npm run check) and the changelog, on git histories of
 // a small contract of their own, made for each case: every kind of breaking change the product
@@ -101,6 +102,15 @@ const withDir = new WeakSet<Test>()
  * document; `release` does too, and adds its version's entry to the changelog.
  */
 function repo (t: Test, ...history: Array<any | { draft: any }>) {
+  return repoWith(t, (dir, doc) => writeFileSync(join(dir, 'openapi.yaml'), dump(doc)), history)
+}
+
+/** The same, the document split over files (test/helpers/split-document.ts). */
+function splitRepo (t: Test, ...history: Array<any | { draft: any }>) {
+  return repoWith(t, (dir, doc) => splitDocument(doc, dir), history)
+}
+
+function repoWith (t: Test, writeDocument: (dir: string, doc: any) => void, history: Array<any | { draft: any }>) {
   // Several repositories a test, each in a folder of its own under the test's (removed at its end).
   if (!withDir.has(t)) { t.testdir(); withDir.add(t) }
   const dir = mkdtempSync(join(t.testdirName, 'repo-'))
@@ -111,7 +121,7 @@ function repo (t: Test, ...history: Array<any | { draft: any }>) {
   const changelog = join(dir, 'docs/api-changelog.md')
   // The committed releases' entries; a release not yet committed replaces the one before it.
   let entries = ''
-  const write = (doc: any) => writeFileSync(path, dump(doc))
+  const write = (doc: any) => writeDocument(dir, doc)
   const release = (doc: any) => {
     write(doc)
     writeFileSync(changelog, `# API changelog\n\n## Things ${doc.info.version}: changes\n\n${entries}`)
@@ -311,6 +321,20 @@ t.test('what the gate cannot judge is said plainly and fails, never read as comp
   const fresh = repo(t)
   fresh.write(contract('1.0.0'))
   t.same(await judge(fresh.path, binary), { code: 0, lines: ['docs/api-changelog.md releases no version yet: no contract has been released.'] }, 'a contract never released has nothing to keep')
+})
+
+t.test('a document split over files: each commit\'s files bundled, so a change in one of them is seen', async (t) => {
+  const { path, write, release } = splitRepo(t, contract('1.0.0'))
+  t.equal((await judge(path, binary)).code, 0, 'as released')
+  // Thing lives in schemas/Thing.yaml: the entry does not change.
+  write(edited('1.0.0', BREAKING[9][1]))
+  const broken = await judge(path, binary)
+  t.equal(broken.code, 1, 'a breaking change in another file fails the same version')
+  t.match(broken.lines.join('\n'), /response-optional-property-removed/)
+  release(edited('2.0.0', BREAKING[9][1]))
+  t.equal((await judge(path, binary)).code, 0, 'a new major version passes')
+  const text = await markdown(path, binary!)
+  t.match(text, /^## Things 2.0.0: changes since 1.0.0\n/, 'and the changelog reads the released split document')
 })
 
 t.test('npm run api:compat as a process: exit 1 and the list on standard error', async (t) => {

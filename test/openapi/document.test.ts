@@ -1,0 +1,39 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { dump } from 'js-yaml'
+import { loadDocument, prebundle } from '../../src/openapi/document.js'
+import { document as plantStore } from '../helpers/app.js'
+import { splitDocument } from '../helpers/split-document.js'
+
+// Reading a document: OpenAPI 3.0 or 3.1, YAML or JSON, one file or several. What cannot be read
+// stops with one message naming the file and the JSON pointer.
+
+t.test('what is no OpenAPI 3.0 or 3.1 document is refused, saying why and what to do', async (t) => {
+  const dir = t.testdir()
+  const file = (name: string, text: string) => { writeFileSync(join(dir, name), text); return join(dir, name) }
+  const refused = async (path: string) => await loadDocument(path).then(() => '', (err: Error) => `${err.name}: ${err.message}`)
+  t.match(await refused(file('swagger.yaml', 'swagger: "2.0"\ninfo: {title: x, version: "1"}\npaths: {}\n')), /DocumentError: .*swagger.yaml is Swagger 2.0, which is not read here: convert it to OpenAPI 3 first, for example with `npx swagger2openapi swagger.yaml -o openapi.yaml`/)
+  t.match(await refused(file('none.yaml', 'title: not an API\n')), /none.yaml is not an OpenAPI document: it has no openapi field/)
+  t.match(await refused(file('future.yaml', 'openapi: 4.0.0\n')), /future.yaml is OpenAPI 4.0.0; the versions read are 3.0.x and 3.1.x/)
+  t.match(await refused(file('broken.yaml', 'openapi: 3.1.0\ninfo: [unclosed\n')), /broken.yaml is neither YAML nor JSON: /)
+  t.match(await refused(join(dir, 'missing.yaml')), /missing.yaml cannot be read: ENOENT/)
+  mkdirSync(join(dir, 'schemas'))
+  file('schemas/pet.yaml', 'type: object\nproperties:\n  owner:\n    $ref: ./owner.yaml\n')
+  t.match(await refused(file('split.yaml', dump({ openapi: '3.1.0', info: { title: 's', version: '1' }, paths: {}, components: { schemas: { Pet: { $ref: './schemas/pet.yaml' } } } }))), /schemas\/pet.yaml#\/properties\/owner: has a \$ref that cannot be resolved: ENOENT/, 'a $ref to a file that is not there: that file and the pointer of the $ref')
+})
+
+t.test('a document split over files: bundled into one; the build\'s bundle taken while its files are unchanged', async (t) => {
+  const dir = t.testdir()
+  const entry = splitDocument(plantStore, dir)
+  const loaded = await loadDocument(entry)
+  t.same(loaded.document.components.schemas.Plant.properties, plantStore.components.schemas.Plant.properties, 'the whole, from its files')
+  t.ok(loaded.files!.length >= 4, 'the files it was read from')
+  t.match(loaded.text, /^openapi: 3\.1\.0\n/, 'served as one YAML text')
+
+  const prebundled = join(dir, 'openapi.bundle.json')
+  writeFileSync(prebundled, JSON.stringify(prebundle({ ...loaded, document: { ...loaded.document, info: { ...loaded.document.info, title: 'Bundled at build' } } })))
+  t.equal((await loadDocument(entry, { prebundled })).document.info.title, 'Bundled at build', 'unchanged files: the build\'s bundle, no bundler')
+  writeFileSync(join(dir, 'schemas', 'Plant.yaml'), dump({ type: 'object', properties: { name: { type: 'string' } } }))
+  t.equal((await loadDocument(entry, { prebundled })).document.info.title, plantStore.info.title, 'a file changed since: bundled again')
+})

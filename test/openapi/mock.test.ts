@@ -1,0 +1,112 @@
+import t from 'tap'
+import { buildMock } from '../../src/cli/mock-app.js'
+import { loadConfig } from '../../src/config.js'
+import { captureLog } from '../helpers/app.js'
+
+// The mock (npm run mock): every operation answered from its document, as Prism answers: the
+// first success, or the status `Prefer: code=` asks for; the example a media type gives, or the
+// one `Prefer: example=` names, else a sample made from the schema and valid against it; declared
+// headers filled in. An example that contradicts its schema is named once at start and never
+// served; an operation the mock cannot serve is named once and left out, and the rest is served.
+
+const pet = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', minimum: 1 }, name: { type: 'string', pattern: '^[A-Z][a-z]+$' }, tag: { type: 'string' } } }
+const document = {
+  openapi: '3.1.0',
+  info: { title: 'Pets', version: '1.0.0' },
+  paths: {
+    '/pets/{id}': {
+      get: {
+        operationId: 'getPet',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        responses: {
+          200: {
+            description: 'a pet',
+            headers: { 'X-Rate-Remaining': { schema: { type: 'integer', minimum: 0 }, example: 42 } },
+            content: { 'application/json': { schema: pet, examples: { rex: { value: { id: 1, name: 'Rex' } }, broken: { value: { id: 'one', name: 'x' } }, tom: { value: { id: 2, name: 'Tom', tag: 'cat' } } } } }
+          },
+          404: { description: 'none', content: { 'application/json': { schema: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } }, example: { code: 404, message: 'No such pet' } } } }
+        }
+      }
+    },
+    '/pets': { post: { operationId: 'addPet', requestBody: { required: true, content: { 'application/json': { schema: pet } } }, responses: { 201: { description: 'added', content: { 'application/json': { schema: pet } } }, 400: { description: 'bad', content: { 'application/json': { schema: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } } } } } } } },
+    '/#X-Amz-Target=Pets.List': { post: { responses: { 200: { description: 'ok' } } } }
+  }
+}
+
+t.test('answers from the document; Prefer chooses another declared answer', async (t) => {
+  const { logStream, lines } = captureLog()
+  const { app, refused, checkExamples } = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document }, 'pets.yaml', logStream)
+  t.teardown(() => app.close())
+  t.same(refused.map((r) => r.operation), ['POST /#X-Amz-Target=Pets.List'], 'a path key no request can have: left out')
+  t.equal(lines.filter((line) => /left out/.test(line.msg)).length, 1, 'named once in the log')
+  t.match(lines.find((line) => /left out/.test(line.msg))?.problem, /has a path that no request can have/)
+
+  t.same(await checkExamples(), { examples: 4, invalid: 1 }, 'at start, every example checked against its schema')
+  const named = lines.filter((line) => line.msg === 'example not served')
+  t.equal(named.length, 1, 'the one that contradicts its schema named once')
+  t.match(named[0].problem, 'GET /pets/{id} 200 application/json: the example "broken" contradicts its schema (/id must be integer)')
+
+  const first = await app.inject({ url: '/pets/1' })
+  t.equal(first.statusCode, 200, 'the first success')
+  t.same(first.json(), { id: 1, name: 'Rex' }, 'its first example')
+  t.equal(first.headers['x-rate-remaining'], '42', 'with its declared header, from its example')
+  t.same((await app.inject({ url: '/pets/1', headers: { prefer: 'example=tom' } })).json(), { id: 2, name: 'Tom', tag: 'cat' }, 'Prefer: example=tom')
+  t.same((await app.inject({ url: '/pets/1', headers: { prefer: 'example=broken' } })).json(), { id: 1, name: 'Rex' }, 'an example that contradicts its schema is never served: the first that does not')
+  const missing = await app.inject({ url: '/pets/1', headers: { prefer: 'code=404' } })
+  t.equal(missing.statusCode, 404, 'Prefer: code=404')
+  t.same(missing.json(), { code: 404, message: 'No such pet' })
+  t.equal((await app.inject({ url: '/pets/x' })).statusCode, 400, 'the request is checked as the service checks it')
+  const added = await app.inject({ method: 'POST', url: '/pets', payload: { id: 3, name: 'Bo' } })
+  t.equal(added.statusCode, 201)
+  const sample = added.json()
+  t.ok(Number.isInteger(sample.id) && sample.id >= 1 && /^[A-Z][a-z]+$/.test(sample.name), `no example: a sample valid against the schema (${JSON.stringify(sample)})`)
+  const bad = await app.inject({ method: 'POST', url: '/pets', payload: { id: 0, name: 'Bo' } })
+  t.same(bad.json(), { code: 400, message: 'body/id must be >= 1' }, 'an error in the shape the document declares for it')
+})
+
+t.test('answers a range the document declares in a type of it (*/* and application/*+json as JSON), and XML in XML', async (t) => {
+  const thing = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 5 } } }
+  const ranges = {
+    openapi: '3.0.3',
+    info: { title: 'Ranges', version: '1.0.0' },
+    paths: {
+      '/any': { get: { responses: { 200: { description: 'anything', content: { '*/*': { schema: thing } } } } } },
+      '/xml': { get: { responses: { 200: { description: 'XML', content: { 'application/xml': { schema: { type: 'object', xml: { name: 'Pet' }, properties: { name: { type: 'string' } } }, example: { name: 'Rex' } } } } } } },
+      '/suffix': {
+        post: {
+          requestBody: { content: { 'application/*+json': { schema: thing }, 'application/json, charset=utf-8': { schema: thing } } },
+          responses: { 200: { description: 'a thing', content: { 'application/*+json': { schema: thing } } } }
+        }
+      }
+    }
+  }
+  const { app, refused } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: ranges }, 'ranges.yaml', captureLog().logStream)
+  t.teardown(() => app.close())
+  t.same(refused, [], 'every operation served')
+  const any = await app.inject({ url: '/any' })
+  t.equal(any.headers['content-type'], 'application/json; charset=utf-8')
+  t.ok(any.json().id >= 5, `a sample valid against the schema (${any.body})`)
+  const xml = await app.inject({ url: '/xml' })
+  t.equal(xml.headers['content-type'], 'application/xml')
+  t.match(xml.body, /^<Pet>\s*<name>Rex<\/name>\s*<\/Pet>/, 'an example given as data, written as XML')
+  for (const type of ['application/vnd.things+json', 'application/json']) {
+    const posted = await app.inject({ method: 'POST', url: '/suffix', payload: '{"id":7}', headers: { 'content-type': type } })
+    t.equal(posted.statusCode, 200, `${type} is in application/*+json`)
+    t.equal(posted.headers['content-type'], 'application/json; charset=utf-8')
+    t.ok(posted.json().id >= 5)
+    t.equal((await app.inject({ method: 'POST', url: '/suffix', payload: '{"id":1}', headers: { 'content-type': type } })).statusCode, 400, 'and checked against its schema')
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/suffix', payload: 'id=7', headers: { 'content-type': 'text/plain' } })).statusCode, 415, 'a type outside every range')
+})
+
+t.test('sheds nothing on event-loop lag: its own first compiles hold the loop, and a 503 is no declared answer', async (t) => {
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '50' }), { text: '', document }, 'pets.yaml', captureLog().logStream)
+  t.teardown(() => app.close())
+  await new Promise((resolve) => setTimeout(resolve, 2100)) // past the service's arming of shedding (limits.test.ts)
+  for (let i = 0; i < 13; i++) { // a whole sample window lagging ~90 ms at every turn, as the service sheds on
+    const until = Date.now() + 90
+    while (Date.now() < until);
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  t.equal((await app.inject({ url: '/pets/1' })).statusCode, 200)
+})

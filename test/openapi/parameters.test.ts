@@ -1,0 +1,112 @@
+import t from 'tap'
+import { echo, engineApp } from '../helpers/engine.js'
+
+// Parameters in every location and style (OpenAPI's "style values" table), read into the values
+// their schemas describe before the handler sees them: a list of one where a list is declared,
+// numbers where numbers are, JSON where a parameter is given by content; unknown query
+// parameters allowed. An echo handler shows what the engine made of each.
+
+const integer = { type: 'integer' }
+const list = { type: 'array', items: integer }
+const rgb = { type: 'object', properties: { R: integer, G: integer, B: integer } }
+
+/** One operation per case: `GET /<name>/{v}` for a path parameter, `GET /<name>` for the rest. */
+const cases: Record<string, Record<string, unknown>> = {
+  'path-simple': { in: 'path', schema: integer },
+  'path-simple-list': { in: 'path', schema: list },
+  'path-simple-object': { in: 'path', schema: rgb },
+  'path-simple-object-exploded': { in: 'path', schema: rgb, explode: true },
+  'path-label': { in: 'path', style: 'label', schema: integer },
+  'path-label-list': { in: 'path', style: 'label', schema: list },
+  'path-label-list-exploded': { in: 'path', style: 'label', schema: list, explode: true },
+  'path-label-object-exploded': { in: 'path', style: 'label', schema: rgb, explode: true },
+  'path-union': { in: 'path', schema: { oneOf: [integer, { type: 'string' }] } },
+  'path-matrix': { in: 'path', style: 'matrix', schema: integer },
+  'path-matrix-list': { in: 'path', style: 'matrix', schema: list },
+  'path-matrix-list-exploded': { in: 'path', style: 'matrix', schema: list, explode: true },
+  'path-matrix-object': { in: 'path', style: 'matrix', schema: rgb },
+  'path-matrix-object-exploded': { in: 'path', style: 'matrix', schema: rgb, explode: true },
+  'query-form': { in: 'query', schema: list },
+  'query-form-unexploded': { in: 'query', schema: list, explode: false },
+  'query-space': { in: 'query', style: 'spaceDelimited', schema: list },
+  'query-pipe': { in: 'query', style: 'pipeDelimited', schema: list },
+  'query-deep': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', properties: { color: { type: 'string' }, size: integer, tags: { type: 'array', items: { type: 'string' } } } } },
+  'query-object-exploded': { in: 'query', schema: rgb },
+  'query-object-unexploded': { in: 'query', schema: rgb, explode: false },
+  'query-json': { in: 'query', content: { 'application/json': { schema: { type: 'object', required: ['a'], properties: { a: integer } } } } },
+  'header-list': { in: 'header', name: 'X-Values', schema: list },
+  'header-object': { in: 'header', name: 'X-Colour', schema: rgb, explode: true },
+  'cookie-primitive': { in: 'cookie', schema: integer },
+  'cookie-list': { in: 'cookie', schema: list, explode: false }
+}
+
+const document = {
+  openapi: '3.1.0',
+  info: { title: 'Parameters', version: '1.0.0' },
+  paths: Object.fromEntries(Object.entries(cases).map(([name, parameter]) => [
+    parameter.in === 'path' ? `/${name}/{v}` : `/${name}`,
+    { get: { operationId: name, parameters: [{ name: 'v', required: true, ...parameter }], responses: { 200: { description: 'echo' } } } }
+  ]))
+}
+
+const handlers = Object.fromEntries(Object.keys(cases).map((name) => [name, echo]))
+
+t.test('each style, read into its schema\'s values', async (t) => {
+  const app = await engineApp(t, document, handlers)
+  const get = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await app.inject({ url, headers })
+    t.equal(res.statusCode, 200, `${url}: ${res.body}`)
+    return res.json()
+  }
+  const path = async (url: string) => (await get(url)).params.v
+  const query = async (url: string) => (await get(url)).query.v
+  t.equal(await path('/path-simple/5'), 5, 'simple: a number')
+  t.same(await path('/path-simple-list/3,4,5'), [3, 4, 5], 'simple: a list')
+  t.same(await path('/path-simple-list/3'), [3], 'a list of one')
+  t.same(await path('/path-simple-object/R,100,G,200'), { R: 100, G: 200 }, 'simple: an object, names and values in turn')
+  t.same(await path('/path-simple-object-exploded/R=100,G=200'), { R: 100, G: 200 }, 'simple, exploded: name=value')
+  t.equal(await path('/path-label/.5'), 5, 'label')
+  t.same(await path('/path-label-list/.3,4,5'), [3, 4, 5], 'label: a list')
+  t.same(await path('/path-label-list-exploded/.3.4.5'), [3, 4, 5], 'label, exploded')
+  t.same(await path('/path-label-object-exploded/.R=1.G=2'), { R: 1, G: 2 }, 'label, exploded object')
+  t.equal(await path('/path-union/5'), 5, 'oneOf an integer and a string: the text of an integer is the integer, once')
+  t.equal(await path('/path-union/main.yml'), 'main.yml', 'and other text the string')
+  t.equal(await path('/path-matrix/;v=5'), 5, 'matrix')
+  t.same(await path('/path-matrix-list/;v=3,4,5'), [3, 4, 5], 'matrix: a list')
+  t.same(await path('/path-matrix-list-exploded/;v=3;v=4;v=5'), [3, 4, 5], 'matrix, exploded')
+  t.same(await path('/path-matrix-object/;v=R,1,G,2'), { R: 1, G: 2 }, 'matrix: an object')
+  t.same(await path('/path-matrix-object-exploded/;R=1;G=2'), { R: 1, G: 2 }, 'matrix, exploded object')
+  t.same(await query('/query-form?v=3&v=4&other=ignored'), [3, 4], 'form, exploded; an unknown parameter is allowed')
+  t.same(await query('/query-form?v=3'), [3], 'a list of one')
+  t.same(await query('/query-form-unexploded?v=3,4'), [3, 4], 'form, not exploded')
+  t.same(await query('/query-space?v=3%204'), [3, 4], 'spaceDelimited')
+  t.same(await query('/query-pipe?v=3|4'), [3, 4], 'pipeDelimited')
+  t.same(await query('/query-deep?v[color]=red&v[size]=2&v[tags]=a'), { color: 'red', size: 2, tags: ['a'] }, 'deepObject')
+  t.same(await query('/query-object-exploded?R=1&G=2&other=x'), { R: 1, G: 2 }, 'form, exploded object: its members are parameters')
+  t.same(await query('/query-object-unexploded?v=R,1,G,2'), { R: 1, G: 2 }, 'form object, not exploded')
+  t.same(await query(`/query-json?v=${encodeURIComponent('{"a":1}')}`), { a: 1 }, 'JSON in a query, by content')
+  t.same((await get('/header-list', { 'x-values': '3, 4' })).headers['x-values'], [3, 4], 'a header list')
+  t.same((await get('/header-object', { 'x-colour': 'R=1,G=2' })).headers['x-colour'], { R: 1, G: 2 }, 'a header object, exploded')
+  t.equal((await get('/cookie-primitive', { cookie: 'v=5; other=1' })).cookies.v, 5, 'a cookie')
+  t.same((await get('/cookie-list', { cookie: 'v=3,4' })).cookies.v, [3, 4], 'a cookie list')
+})
+
+t.test('what its schema does not take answers 400, naming where', async (t) => {
+  const app = await engineApp(t, document, handlers)
+  const refused = async (url: string, message: RegExp, headers: Record<string, string> = {}) => {
+    const res = await app.inject({ url, headers })
+    t.equal(res.statusCode, 400, url)
+    // This document declares no error answers: problem details.
+    t.match(res.json().detail, message)
+  }
+  await refused('/path-simple/abc', /^params\/v must be integer$/)
+  await refused('/path-simple-list/1,x', /^params\/v\/1 must be integer$/)
+  await refused('/query-form', /^querystring must have required property 'v'$/)
+  await refused('/query-form?v=1&v=x', /^querystring\/v\/1 must be integer$/)
+  await refused('/query-deep?v[size]=big', /^querystring\/v\/size must be integer$/)
+  await refused(`/query-json?v=${encodeURIComponent('{"b":1}')}`, /^querystring\/v must have required property 'a'$/)
+  await refused('/query-json?v=not-json', /^querystring\/v must be object$/)
+  await refused('/header-list', /^headers must have required property 'x-values'$/)
+  await refused('/cookie-primitive', /^cookies must have required property 'v'$/, { cookie: 'w=1' })
+  await refused('/cookie-primitive', /^cookies\/v must be integer$/, { cookie: 'v=x' })
+})

@@ -1,0 +1,81 @@
+import t from 'tap'
+import { captureLog } from '../helpers/app.js'
+import { engineApp } from '../helpers/engine.js'
+
+// Answers as the document says them: the media type the client's Accept prefers among those an
+// answer declares (406 when it takes none of them, before the handler runs); a status's own
+// Response Object, else its range's, else default; writeOnly properties never sent; errors in the
+// shape the document declares for their status, or problem details. In response validation, an
+// answer that breaks the document fails with a 500 that names the operation and the property.
+
+const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' }, secret: { type: 'string', writeOnly: true } } }
+const error = { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } }
+const document = {
+  openapi: '3.1.0',
+  info: { title: 'Answers', version: '1.0.0' },
+  paths: {
+    '/things': {
+      post: {
+        operationId: 'createThing',
+        requestBody: { required: true, content: { 'application/json': { schema: thing } } },
+        responses: {
+          '2XX': { description: 'stored', headers: { 'X-Count': { required: true, schema: { type: 'integer' } } }, content: { 'application/json': { schema: thing }, 'text/csv': { schema: { type: 'string' } } } },
+          400: { description: 'bad', content: { 'application/json': { schema: error } } },
+          default: { description: 'anything else', content: { 'application/json': { schema: { type: 'object', required: ['trace'], properties: { trace: { type: 'string' } } } } } }
+        }
+      }
+    },
+    '/broken': { get: { operationId: 'broken', responses: { 200: { description: 'a thing', content: { 'application/json': { schema: thing } } } } } },
+    '/undeclared': { get: { operationId: 'undeclared', responses: { 200: { description: 'ok' } } } }
+  }
+}
+
+const handlers = {
+  createThing: async ({ body, headers }: any) => headers.accept === 'text/csv'
+    ? { status: 201, body: `id,name\n1,${body.name}\n`, headers: { 'x-count': 1 }, contentType: 'text/csv' }
+    : { status: 201, body: { id: 1, ...body }, headers: { 'x-count': 1 } },
+  broken: async () => ({ status: 200, body: { id: 'one', name: 'x' } }),
+  undeclared: async () => ({ status: 418 })
+}
+
+const post = (body: unknown, headers: Record<string, string> = {}) => ({ method: 'POST' as const, url: '/things', payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } })
+
+t.test('negotiated, a range\'s Response Object, writeOnly never sent, readOnly not asked for', async (t) => {
+  const app = await engineApp(t, document, handlers)
+  const json = await app.inject(post({ name: 'a', secret: 's' }, { accept: 'application/json' }))
+  t.equal(json.statusCode, 201, '201, declared by 2XX')
+  t.same(json.json(), { id: 1, name: 'a' }, 'the handler\'s secret (writeOnly) is not sent; id (readOnly) was not asked for')
+  t.equal(json.headers['x-count'], '1')
+  const csv = await app.inject(post({ name: 'a' }, { accept: 'text/csv' }))
+  t.equal(csv.headers['content-type'], 'text/csv', 'the media type the client accepts')
+  t.equal(csv.body, 'id,name\n1,a\n')
+  const none = await app.inject(post({ name: 'a' }, { accept: 'image/png' }))
+  t.equal(none.statusCode, 406, 'an Accept no answer fits: 406, before the handler')
+  t.equal(none.json().detail, 'Not Acceptable: image/png; this operation answers application/json, text/csv', 'naming what it answers (as problem details: its default answer\'s schema takes no message)')
+  t.equal((await app.inject(post({ name: 'a' }, { accept: 'text/*;q=0.5, application/json' }))).headers['content-type'], 'application/json; charset=utf-8', 'the client\'s preference')
+})
+
+t.test('errors in the declared shape for their status; problem details where none can take them', async (t) => {
+  const app = await engineApp(t, document, handlers)
+  const bad = await app.inject(post({ id: 1 }))
+  t.equal(bad.statusCode, 400)
+  t.same(bad.json(), { code: 400, message: 'body must have required property \'name\'' }, '400: the document\'s error, filled in')
+  const unsupported = await app.inject({ ...post({ name: 'a' }), headers: { 'content-type': 'text/plain' } })
+  t.equal(unsupported.statusCode, 415)
+  t.equal(unsupported.headers['content-type'], 'application/problem+json; charset=utf-8', '415 falls to default, whose schema takes no message: problem details')
+  t.same(unsupported.json(), { type: 'about:blank', title: 'Unsupported Media Type', status: 415, detail: 'Unsupported Media Type: text/plain; send application/json' })
+})
+
+t.test('response validation: an answer that breaks the document fails loudly, naming the operation and where', async (t) => {
+  const { logStream, lines } = captureLog()
+  const app = await engineApp(t, document, handlers, { logStream })
+  const broken = await app.inject({ url: '/broken' })
+  t.equal(broken.statusCode, 500)
+  t.notMatch(broken.body, /broken|must be integer/, 'nothing of it reaches the client')
+  const logged = lines.find((line) => line.err?.code === 'OPENAPI_RESPONSE_INVALID')
+  t.equal(logged?.err.message, 'The answer of broken breaks the document: status 200, body/id must be integer', 'the log names the operation and the property')
+  t.equal((await app.inject({ url: '/undeclared' })).statusCode, 500, 'a status the operation does not declare')
+  t.ok(lines.some((line) => line.err?.message === 'The answer of undeclared breaks the document: status 418, which the document does not declare'), 'named in the log')
+  const off = await engineApp(t, document, handlers, { env: { VALIDATE_RESPONSES: 'false' } })
+  t.equal((await off.inject({ url: '/undeclared' })).statusCode, 418, 'off (production\'s default), the answer is sent as the handler gives it')
+})
