@@ -1,56 +1,19 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ROOT_CONTEXT } from '@opentelemetry/api'
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace'
-import t, { type Test } from 'tap'
-import { freePort } from '../helpers/embedded-postgres.js'
-import { startReceiver, type ReceivedSpan, type Receiver } from '../helpers/otlp-receiver.js'
+import t from 'tap'
+import { startReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js'
 import { freshDatabaseUrl } from '../helpers/postgres.js'
-import { startServer } from '../helpers/server-process.js'
+import { SECRET_NAME, TOKEN, tracedService } from '../helpers/traced-service.js'
 
 // Traces, as an operator whose platform collects OpenTelemetry gets them: the service as a real
 // process, configured by the SDK's own OTEL_* variables, exporting over OTLP/HTTP to a receiver
-// the test runs. Tracing off loads no OpenTelemetry module: test/service/footprint.system.test.ts.
+// the test runs. Tracing off loads no OpenTelemetry module: test/service/footprint.system.test.ts;
+// a collector down or hung: test/ops/tracing-collector.system.test.ts.
 
-const TOKEN = 'tracing-token-0123456789abc'
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
 const CALLER = '00f067aa0ba902b7'
-// The name each create sends: it must appear in no span.
-const SECRET_NAME = 'a name only the body holds 7f1c'
-
-/** A service exporting to `receiver` (OTLP/JSON, so the test reads it), batches every 100 ms. */
-async function tracedService (t: Test, receiver: Receiver | string, env: Record<string, string> = {}) {
-  const server = startServer(t, {
-    API_TOKENS: TOKEN,
-    LOG_LEVEL: 'info',
-    OTEL_EXPORTER_OTLP_ENDPOINT: typeof receiver === 'string' ? receiver : receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-    ...env
-  })
-  const { url } = await server.listening
-  let nextId = 1
-  const create = async (headers: Record<string, string> = {}, body?: string) => {
-    const res = await fetch(`${url}/plants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
-      body: body ?? JSON.stringify({ id: nextId++, name: SECRET_NAME })
-    })
-    await res.arrayBuffer()
-    return res
-  }
-  /**
-   * The access lines the service wrote, once there are `count`: info lines are buffered and
-   * reach the log within a second (ops/log-destination.ts). Bounded: past 10 s, those there are.
-   */
-  const accessLines = async (count: number) => {
-    const written = () => server.output().stdout.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line))
-    for (const began = Date.now(); written().length < count && Date.now() - began < 10_000;) await sleep(50)
-    return written()
-  }
-  return { server, url, create, accessLines }
-}
 
 const byName = (spans: ReceivedSpan[], name: string) => spans.filter((span) => span.name === name)
 /** The parts a request span tells of, in order, each by its outcome, each with its time. */
@@ -195,57 +158,4 @@ t.test('the default protocol, OTLP/HTTP protobuf, carries the trace', async (t) 
   await create({ traceparent: `00-${TRACE}-${CALLER}-01` })
   await receiver.waitFor(() => receiver.protobuf.some((body) => body.includes(Buffer.from(TRACE, 'hex'))), 'a protobuf export holding the trace id')
   t.pass('exported as protobuf')
-})
-
-/** `count` creates, 20 at a time; the milliseconds they took. */
-async function timedCreates (create: () => Promise<Response>, count: number): Promise<number> {
-  const started = performance.now()
-  for (let i = 0; i < count; i += 20) {
-    const statuses = await Promise.all(Array.from({ length: Math.min(20, count - i) }, async () => (await create()).status))
-    if (statuses.some((status) => status !== 200)) throw new Error(`a create answered ${statuses.join(', ')}`)
-  }
-  return performance.now() - started
-}
-
-t.test('a collector that is down or hangs changes nothing for clients; lost spans are counted, the queue bounded', async (t) => {
-  const receiver = await startReceiver(t)
-  const metricsPort = await freePort()
-  const queue = 64
-  const traced = await tracedService(t, receiver, { METRICS_PORT: String(metricsPort), OTEL_BSP_MAX_QUEUE_SIZE: String(queue), OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '32' })
-  const up = await timedCreates(traced.create, 400)
-
-  receiver.mode = 'hang'
-  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${traced.server.child.pid}/status`, 'utf8'))![1]) / 1024
-  const before = rss()
-  const hanging = await timedCreates(traced.create, 400)
-  const flood = 2000
-  await timedCreates(traced.create, flood)
-  const grown = rss() - before
-
-  const down = await tracedService(t, `http://127.0.0.1:${await freePort()}`, { OTEL_EXPORTER_OTLP_TIMEOUT: '200' })
-  const refused = await timedCreates(down.create, 400)
-
-  t.ok(hanging < up * 3 + 500, `a hung collector: 400 creates in ${hanging.toFixed(0)} ms, against ${up.toFixed(0)} ms with it up`)
-  t.ok(refused < up * 3 + 500, `a collector that is down: ${refused.toFixed(0)} ms`)
-  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
-  const lost = Number(/plant_store_trace_spans_lost_total\{reason="queue_full"\} (\d+)/.exec(metrics)?.[1] ?? 0)
-  // Each create is a span, and the commits more: all but what the queue and the one export under
-  // way hold are dropped, and counted.
-  t.ok(lost >= 400 + flood - 2 * queue, `${lost} spans dropped and counted of at least ${400 + flood} while the collector hung`)
-  t.ok(grown < 100, `the process grew ${grown.toFixed(1)} MiB over ${flood + 400} creates with the collector hung`)
-})
-
-t.test('SIGTERM with a hung collector: the process exits within SHUTDOWN_TIMEOUT_MS', async (t) => {
-  const receiver = await startReceiver(t)
-  receiver.mode = 'hang'
-  const { server, create } = await tracedService(t, receiver, { SHUTDOWN_TIMEOUT_MS: '1500', OTEL_BSP_SCHEDULE_DELAY: '60000' })
-  for (let i = 0; i < 10; i++) await create()
-  const started = Date.now()
-  server.child.kill('SIGTERM')
-  t.equal(await server.exited, 0, 'exit 0: the requests were drained, only the last spans are lost')
-  const took = Date.now() - started
-  // Unbounded, the exporter's own timeout (10 s) would hold the exit.
-  t.ok(took < 1500 * 4, `exited ${took} ms after the signal`)
-  t.ok(receiver.requests >= 1, 'after trying to flush')
-  t.match(server.output().stdout, /did not take the last spans in time/)
 })
