@@ -26,20 +26,25 @@ export function isInt64 (value: unknown): boolean {
   return Number.isSafeInteger(value)
 }
 
+/** A copy of a schema, each of its objects (innermost first) as `rule` makes it. */
+function rewritten (node: any, rule: (node: Record<string, any>) => Record<string, any>): any {
+  if (Array.isArray(node)) return node.map((item) => rewritten(item, rule))
+  if (node === null || typeof node !== 'object') return node
+  const out: Record<string, any> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = rewritten(value, rule)
+  return rule(out)
+}
+
 /**
  * Integers beyond 2^53 reach the validator as bigint (see http/json-body.ts), which JSON Schema's
  * `type: integer` cannot accept. So wherever a schema says `format: int64`, its integer type
  * is checked by the int64 keyword instead, which accepts number and bigint alike.
  */
-export function withInt64Keyword (node: any): any {
-  if (Array.isArray(node)) return node.map(withInt64Keyword)
-  if (node === null || typeof node !== 'object') return node
-  const out: Record<string, any> = {}
-  for (const [key, value] of Object.entries(node)) out[key] = withInt64Keyword(value)
-  if (out.format !== 'int64') return out
-  const { type, format, ...rest } = out
+function int64Checked (node: Record<string, any>): Record<string, any> {
+  if (node.format !== 'int64') return node
+  const { type, format, ...rest } = node
   const types: string[] = Array.isArray(type) ? type : [type]
-  if (!types.includes('integer')) return out
+  if (!types.includes('integer')) return node
   const others = types.filter((t) => t !== 'integer')
   if (others.length === 0) return { ...rest, int64: true }
   return { ...rest, anyOf: [{ int64: true }, { type: others }] }
@@ -54,19 +59,15 @@ const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'null'])
  * as more than one primitive type; the first branch that reads it is what the document means. So
  * a oneOf whose branches are of different primitive types is checked by x-text-union instead.
  */
-function withTextUnions (node: any): any {
-  if (Array.isArray(node)) return node.map(withTextUnions)
-  if (node === null || typeof node !== 'object') return node
-  const out: Record<string, any> = {}
-  for (const [key, value] of Object.entries(node)) out[key] = withTextUnions(value)
-  if (!Array.isArray(out.oneOf) || JSON.stringify(out.oneOf).includes('"$ref"')) return out
-  const types = out.oneOf.map((branch: any) => branch?.type)
-  if (types.length < 2 || !types.every((type: unknown) => typeof type === 'string' && PRIMITIVES.has(type)) || new Set(types).size < types.length) return out
-  const { oneOf, ...rest } = out
+function textUnion (node: Record<string, any>): Record<string, any> {
+  if (!Array.isArray(node.oneOf) || JSON.stringify(node.oneOf).includes('"$ref"')) return node
+  const types = node.oneOf.map((branch: any) => branch?.type)
+  if (types.length < 2 || !types.every((type: unknown) => typeof type === 'string' && PRIMITIVES.has(type)) || new Set(types).size < types.length) return node
+  const { oneOf, ...rest } = node
   return { ...rest, 'x-text-union': oneOf }
 }
 
-/** x-text-union (withTextUnions): the branches in turn, each on its own copy of the text; the first that reads it gives the value. */
+/** x-text-union (textUnion): the branches in turn, each on its own copy of the text; the first that reads it gives the value. */
 const textUnionKeyword: KeywordDefinition = {
   keyword: 'x-text-union',
   schemaType: 'array',
@@ -182,7 +183,8 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
   // Each Ajv, and its registry of the document's schemas, is made when first needed: a document
   // without parameters never needs the second, a service without response validation the third.
   const made = (coerce: boolean, view: SchemaView) => {
-    const prepared = (schema: JsonSchema): AnySchema => withInt64Keyword(coerce ? withTextUnions(schema) : schema)
+    // Text unions first, while their branches still say their types; int64 then rewrites those too.
+    const prepared = (schema: JsonSchema): AnySchema => rewritten(coerce ? rewritten(schema, textUnion) : schema, int64Checked)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
     return (schema: JsonSchema): ValidateFunction => {
