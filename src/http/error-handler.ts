@@ -8,12 +8,12 @@ const GENERIC_MESSAGE = 'Internal Server Error'
 export const plainError: ErrorWriter = (status, message) => ({ body: { error: status, message }, type: 'application/json; charset=utf-8' })
 
 /**
- * The one place errors become answers, in the shape the document declares for the operation and
- * status (openapi/error-shapes.ts): client errors say what was wrong; anything else is logged in
- * full and answered with a generic 500. `fallback` writes the errors of requests that matched no
- * operation (a 404, the docs, the probes).
+ * The one way errors become answers, in the shape `writer` gives: the operation's, for its status
+ * (openapi/error-shapes.ts; each operation has its own handler), else the one for requests that
+ * matched no operation (a 404, the docs, the probes). Client errors say what was wrong; anything
+ * else is logged in full and answered with a generic 500.
  */
-export function errorHandler (fallback: () => ErrorWriter) {
+export function errorHandler (writer: () => ErrorWriter) {
   return function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
     // Our own 5xx errors (503: store down, overload, shutdown) are expected conditions with
@@ -23,7 +23,7 @@ export function errorHandler (fallback: () => ErrorWriter) {
     // Every 503 is worth retrying, and says when (the contract promises it).
     if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
     const message = status < 500 || own ? error.message : GENERIC_MESSAGE
-    const { body, type } = (request.routeOptions.config.openapi?.errorWriter ?? fallback())(status, message)
+    const { body, type } = writer()(status, message)
     return reply.code(status).type(type).send(body)
   }
 }

@@ -40,7 +40,12 @@ function inRange (range: string, type: string): boolean {
 }
 
 /** The media type of a request (lower case, no parameters), or undefined without Content-Type. */
-export const mediaTypeOf = (request: FastifyRequest): string | undefined => request.headers['content-type']?.split(';')[0].trim().toLowerCase() || undefined
+export function mediaTypeOf (request: FastifyRequest): string | undefined {
+  const header = request.headers['content-type']
+  if (header === undefined) return undefined
+  const end = header.indexOf(';')
+  return (end === -1 ? header : header.slice(0, end)).trim().toLowerCase() || undefined
+}
 
 /** Which of the operation's media types the request's is: the exact one, else the narrowest range that takes it. */
 export function matchMedia (declared: MediaSpec[], type: string | undefined): MediaSpec | undefined {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify'
+import { errorHandler } from '../http/error-handler.js'
 import { deprecationHeaders } from './deprecation.js'
 import type { OpenApiDocument } from './document.js'
 import type { ErrorWriter } from './error-shapes.js'
@@ -10,9 +11,10 @@ import type { Validators } from './validation.js'
 
 // Step two of two: bind each route from routes.ts to its handler, as Fastify's route. A request
 // reads top to bottom: the router; onRequest, the deprecation headers, the security checks and
-// Accept (406) before the body is read; its body parsed (bodies.ts); preValidation, parameters
-// and body checked (request-validation.ts); the handler, with typed values; its answer sent as
-// the document says (responses.ts) and serialized through its schema.
+// Accept (406, where the operation declares it) before the body is read; its body parsed
+// (bodies.ts); preValidation, parameters and body checked (request-validation.ts); the handler,
+// with typed values; its answer sent as the document says (responses.ts) and serialized through
+// its schema. Its errors are written by its own error handler, in its document's shape.
 
 /** What a handler is given: the request's typed parts. */
 export interface HandlerInput {
@@ -45,8 +47,8 @@ export interface Binding {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The operation's spec, and how its errors are written. */
-    openapi?: { route: RouteSpec, errorWriter: ErrorWriter }
+    /** The operation's spec. */
+    openapi?: { route: RouteSpec }
   }
 }
 
@@ -69,6 +71,7 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
   app.decorateRequest('openapi', null)
   for (const { route, security } of secured) {
     const handler = handlers[route.operationId]
+    const writer = binding.errorWriter(route)
     const validate = requestValidation(route, document, validators, binding.limits)
     const answer = answerer(route, binding.validateResponses ? validators : undefined)
     const accept = acceptCheck(route)
@@ -84,14 +87,14 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
       })
     }
     const preValidation: preValidationHookHandler = (request, _reply, done) => {
-      let reading: Promise<void> | undefined
+      let checked: ReturnType<typeof validate>
       try {
-        reading = validate(request)
+        checked = validate(request)
       } catch (err) {
         return done(err as Error)
       }
-      if (reading === undefined) done()
-      else reading.then(() => done(), done)
+      if (checked instanceof Promise) checked.then((fault) => done(fault), done)
+      else done(checked)
     }
     // Named for its operation, as traces and profiles show it.
     const handle = {
@@ -106,7 +109,9 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
       url: route.url,
       // Only answers have schemas for Fastify: their serializers. Requests are checked in preValidation.
       schema: { response: serializationSchemas(route, document, file) },
-      config: { openapi: { route, errorWriter: binding.errorWriter(route) } },
+      config: { openapi: { route } },
+      // The operation's own error handler: its errors in its shape, with nothing looked up per error.
+      errorHandler: errorHandler(() => writer),
       exposeHeadRoute: route.method === 'GET' && !heads.has(route.url),
       // onRequest runs before the body is read, so an anonymous request never reaches validation.
       onRequest,

@@ -71,15 +71,18 @@ function locationSchema (parameters: ParameterSpec[]): JsonSchema {
   }
 }
 
-/** Checks `data`; throws the 400 naming `part` when it does not pass. */
-function check (validate: ValidateFunction | null | undefined, data: unknown, part: string): void {
-  if (validate != null && !validate(data)) throw validationError(validate.errors, part)
+/** Checks `data`: the 400 naming `part` when it does not pass. Returned, not thrown: a throw costs a 400 more than its check. */
+function check (validate: ValidateFunction | null | undefined, data: unknown, part: string): Error | undefined {
+  return validate == null || validate(data) ? undefined : validationError(validate.errors, part)
 }
 
 const NO_PARAMETERS = Object.freeze({ headers: Object.freeze({}), cookies: Object.freeze({}) })
 
-/** Reads and checks a request; throws the 400 (or 415, 413) its first fault answers, or rejects with it once a multipart body is read. */
-export type RequestValidation = (request: FastifyRequest) => Promise<void> | undefined
+/**
+ * Reads and checks a request: the 400 its first check fails with, or a promise of it once a
+ * body still to be read is read. Faults of form (a 415, 413, a malformed value) are thrown, or rejected.
+ */
+export type RequestValidation = (request: FastifyRequest) => Promise<Error | undefined> | Error | undefined
 
 export function requestValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators, limits: { partBytes: number, bodyBytes: number }): RequestValidation {
   const read = parameterReader(route.parameters, route.pathNames, (p) => propertiesOf(doc, p.schema))
@@ -100,7 +103,7 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     return bodyValidators.get(media)!
   }
 
-  const parameters = (request: FastifyRequest): void => {
+  const parameters = (request: FastifyRequest): Error | undefined => {
     const parts: Parts = read(request)
     for (const parameter of route.parameters) {
       const values = parts[parameter.in]
@@ -110,9 +113,11 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
       const values = parts[location]
       if (content !== undefined) {
         const given = Object.fromEntries(route.parameters.filter((p) => p.in === location && p.contentType !== undefined && p.name in values).map((p) => [p.name, values[p.name]]))
-        check(content, given, PART_NAMES[location])
+        const fault = check(content, given, PART_NAMES[location])
+        if (fault !== undefined) return fault
       }
-      check(text, values, PART_NAMES[location])
+      const fault = check(text, values, PART_NAMES[location])
+      if (fault !== undefined) return fault
     }
     if (route.parameters.some((p) => p.in === 'path')) request.params = parts.path
     if (route.parameters.some((p) => p.in === 'query')) request.query = parts.query
@@ -154,7 +159,7 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     return out
   }
 
-  const body = (request: FastifyRequest): Promise<void> | undefined => {
+  const body = (request: FastifyRequest): Promise<Error | undefined> | Error | undefined => {
     const spec = route.body!
     const type = mediaTypeOf(request)
     // Fastify reads no body of a GET or HEAD; one the document declares is read here.
@@ -166,34 +171,31 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     }
     if (request.body === undefined && !(isMultipart(request) && hasBody(request))) {
       // As Fastify has it: a missing body is checked as null, so that "body must be object" says what to send.
-      if (spec.required) check(bodyValidator(spec.media[0]), null, 'body')
-      return
+      return spec.required ? check(bodyValidator(spec.media[0]), null, 'body') : undefined
     }
     const media = matchMedia(spec.media, type)
     if (media === undefined) throw unsupported(request.headers['content-type'], spec.media)
     const validate = bodyValidator(media)
     switch (kindOf(type!)) {
       case 'json':
-        check(validate, request.body, 'body')
-        return
+        return check(validate, request.body, 'body')
       case 'form': {
         const form = shaped(doc, media.schema, formOf(media)(request.body as string)) as Record<string, unknown>
-        check(validate, form, 'body')
         request.body = form
-        return
+        return check(validate, form, 'body')
       }
       case 'multipart':
         return readMultipart(request, limits).then(({ body: given, view }) => {
           const checked = fields(media.schema, view, media.object.encoding)
-          check(validate, checked, 'body')
+          const fault = check(validate, checked, 'body')
+          if (fault !== undefined) return fault
           // The handler gets the fields as checked (converted), and each file as it came.
           const files = fields(media.schema, given, media.object.encoding)
           request.body = Object.fromEntries(Object.keys(files).map((name) => [name, isFile(files[name]) ? files[name] : checked[name]]))
         })
       case 'text':
         // Text is checked where its schema describes text; XML's describes the document's structure.
-        if (shapeOf(doc, media.schema) === 'primitive') check(validate, request.body, 'body')
-        return undefined
+        return shapeOf(doc, media.schema) === 'primitive' ? check(validate, request.body, 'body') : undefined
       default:
         // Bytes: JSON Schema says nothing of them.
         return undefined
@@ -202,8 +204,10 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
 
   const hasParameters = route.parameters.length > 0
   return (request) => {
-    if (hasParameters) parameters(request)
-    else request.openapi = NO_PARAMETERS
+    if (hasParameters) {
+      const fault = parameters(request)
+      if (fault !== undefined) return fault
+    } else request.openapi = NO_PARAMETERS
     if (route.body !== undefined) return body(request)
   }
 }

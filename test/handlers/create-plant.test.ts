@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildTestApp, openStoreOf, post, testConfig, assertError } from '../helpers/app.js'
+import { AUTH, buildTestApp, openStoreOf, post, testConfig, assertError } from '../helpers/app.js'
 
 t.test('creates a plant and answers it without its id', async (t) => {
   const config = await testConfig(t)
@@ -9,6 +9,16 @@ t.test('creates a plant and answers it without its id', async (t) => {
   t.same(res.json(), { name: 'Boston fern', tag: 'indoor' })
   t.notOk('id' in res.json(), 'no id in the answer')
   t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(1n), { id: 1n, name: 'Boston fern', tag: 'indoor' })
+})
+
+t.test('an Accept the answer does not fit is disregarded: the contract declares no 406, so the plant is stored and answered as JSON', async (t) => {
+  const config = await testConfig(t)
+  const app = await buildTestApp(t, config)
+  const res = await post(app, { id: 4, name: 'Monstera' }, { ...AUTH, 'content-type': 'application/json', accept: 'text/html' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+  t.same(res.json(), { name: 'Monstera' })
+  t.same(await (await openStoreOf(t, config.store.databaseUrl)).get(4n), { id: 4n, name: 'Monstera' })
 })
 
 t.test('a plant without a tag stores no tag', async (t) => {

@@ -3,7 +3,8 @@ import { captureLog } from '../helpers/app.js'
 import { engineApp } from '../helpers/engine.js'
 
 // Answers as the document says them: the media type the client's Accept prefers among those an
-// answer declares (406 when it takes none of them, before the handler runs); a status's own
+// answer declares (406 when it takes none of them, before the handler runs, where the operation
+// declares a 406, 4XX or default answer; else the declared type, Accept disregarded); a status's own
 // Response Object, else its range's, else default; writeOnly properties never sent; errors in the
 // shape the document declares for their status, or problem details. In response validation, an
 // answer that breaks the document fails with a 500 that names the operation and the property.
@@ -26,7 +27,8 @@ const document = {
       }
     },
     '/broken': { get: { operationId: 'broken', responses: { 200: { description: 'a thing', content: { 'application/json': { schema: thing } } } } } },
-    '/undeclared': { get: { operationId: 'undeclared', responses: { 200: { description: 'ok' } } } }
+    '/undeclared': { get: { operationId: 'undeclared', responses: { 200: { description: 'ok' } } } },
+    '/no406': { get: { operationId: 'no406', responses: { 200: { description: 'a thing', content: { 'application/json': { schema: thing } } } } } }
   }
 }
 
@@ -35,7 +37,8 @@ const handlers = {
     ? { status: 201, body: `id,name\n1,${body.name}\n`, headers: { 'x-count': 1 }, contentType: 'text/csv' }
     : { status: 201, body: { id: 1, ...body }, headers: { 'x-count': 1 } },
   broken: async () => ({ status: 200, body: { id: 'one', name: 'x' } }),
-  undeclared: async () => ({ status: 418 })
+  undeclared: async () => ({ status: 418 }),
+  no406: async () => ({ status: 200, body: { id: 1, name: 'a' } })
 }
 
 const post = (body: unknown, headers: Record<string, string> = {}) => ({ method: 'POST' as const, url: '/things', payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } })
@@ -53,6 +56,9 @@ t.test('negotiated, a range\'s Response Object, writeOnly never sent, readOnly n
   t.equal(none.statusCode, 406, 'an Accept no answer fits: 406, before the handler')
   t.equal(none.json().detail, 'Not Acceptable: image/png; this operation answers application/json, text/csv', 'naming what it answers (as problem details: its default answer\'s schema takes no message)')
   t.equal((await app.inject(post({ name: 'a' }, { accept: 'text/*;q=0.5, application/json' }))).headers['content-type'], 'application/json; charset=utf-8', 'the client\'s preference')
+  const disregarded = await app.inject({ url: '/no406', headers: { accept: 'image/png' } })
+  t.equal(disregarded.statusCode, 200, 'an operation that declares no 406 (nor 4XX, nor default) disregards an Accept nothing fits, as RFC 9110 allows')
+  t.equal(disregarded.headers['content-type'], 'application/json; charset=utf-8', 'and answers its declared type')
 })
 
 t.test('errors in the declared shape for their status; problem details where none can take them', async (t) => {
