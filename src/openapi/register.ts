@@ -76,23 +76,10 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
     const answer = answerer(route, binding.validateResponses ? validators : undefined)
     const accept = acceptCheck(route)
     const onRequest: onRequestHookHandler[] = [...route.deprecation === undefined ? [] : [deprecationHeaders(route.deprecation)], ...security]
-    if (accept !== undefined) {
-      onRequest.push((request, _reply, done) => {
-        try {
-          accept(request)
-        } catch (err) {
-          return done(err as Error)
-        }
-        done()
-      })
-    }
+    if (accept !== undefined) onRequest.push((request, _reply, done) => done(accept(request)))
+    // A fault of form validate throws (415, 413) is answered by Fastify's hook runner, as one passed to done.
     const preValidation: preValidationHookHandler = (request, _reply, done) => {
-      let checked: ReturnType<typeof validate>
-      try {
-        checked = validate(request)
-      } catch (err) {
-        return done(err as Error)
-      }
+      const checked = validate(request)
       if (checked instanceof Promise) checked.then((fault) => done(fault), done)
       else done(checked)
     }

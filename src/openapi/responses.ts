@@ -13,8 +13,8 @@ import type { Validators } from './validation.js'
 // Accept prefers among those declared. A request whose Accept takes none of what an operation
 // answers gets 406 before its handler runs where the operation declares it may answer 406 (its
 // own, 4XX or default); elsewhere the Accept is disregarded, as RFC 9110 allows, and the declared
-// type is sent, so that no answer leaves the document. JSON bodies are serialized through their schema's
-// serialize view (writeOnly properties never sent). In response validation (VALIDATE_RESPONSES),
+// type is sent, so that no answer leaves the document. JSON bodies are serialized through their
+// schema's serialize view (writeOnly properties never sent). In response validation (VALIDATE_RESPONSES),
 // every answer is checked against the document first, its body and its declared headers, and one
 // that breaks it fails with a 500 that names the operation and the property, logged in full.
 
@@ -54,15 +54,15 @@ function answeredTypes (route: RouteSpec): string[] {
   return [...new Set(success.flatMap((r) => r.media.map((media) => media.type)))]
 }
 
-/** 406 before the handler runs, when the client accepts none of what the operation answers; undefined for an operation that answers anything, or declares no 406. */
-export function acceptCheck (route: RouteSpec): ((request: FastifyRequest) => void) | undefined {
+/** The 406 a request gets before the handler runs, when it accepts none of what the operation answers; no check for an operation that answers anything, or declares no 406. */
+export function acceptCheck (route: RouteSpec): ((request: FastifyRequest) => Error | undefined) | undefined {
   const types = answeredTypes(route)
   if (types.length === 0 || types.some((type) => type.includes('*')) || responseFor(route.responses, 406) === undefined) return undefined
   return (request) => {
     const accept = request.headers.accept
     // The common cases without parsing: no Accept, anything, or the one type answered named plainly.
-    if (accept === undefined || accept === '*/*' || (types.length === 1 && accept === types[0])) return
-    if (new Negotiator({ headers: { accept } }).mediaTypes(types).length === 0) throw new NotAcceptableError(accept, types.join(', '))
+    if (accept === undefined || accept === '*/*' || (types.length === 1 && accept === types[0])) return undefined
+    return new Negotiator({ headers: { accept } }).mediaTypes(types).length === 0 ? new NotAcceptableError(accept, types.join(', ')) : undefined
   }
 }
 
