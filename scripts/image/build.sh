@@ -35,6 +35,9 @@ git archive HEAD | tar -x -C "$stage/src"
   npm ci --no-audit --no-fund --loglevel=error
   npm run --silent build
   npm prune --omit=dev --omit=optional --no-audit --no-fund --loglevel=error
+  # npm prune at times leaves a scope's folder behind empty (node_modules/@pkgjs was seen), and
+  # then two builds of one commit differ; no package needs an empty folder.
+  find node_modules -depth -type d -empty -delete
 ) >&2
 # CycloneDX's own npm tool (npm sbom refuses a tree with a peer range it calls invalid, as
 # @opentelemetry/core's of @opentelemetry/api is), reproducible: no serial number, no time.
