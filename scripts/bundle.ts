@@ -10,7 +10,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { build, type Plugin } from 'esbuild'
-import { loadDocument, prebundle, PREBUNDLED_PATH } from '../src/openapi/document.js'
+import { loadDocument, prebundle, PREBUNDLED_PATH } from '../src/openapi/document.ts'
 
 const OUT = 'dist/bundle'
 

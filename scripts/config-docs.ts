@@ -1,8 +1,8 @@
 // npm run config:docs: writes docs/configuration.md from the configuration's sections. With
 // --check (in npm run check) it writes nothing, and fails when the file is out of date.
 import { readFileSync, writeFileSync } from 'node:fs'
-import { SECTIONS } from '../src/config.js'
-import { configReference } from '../src/config/reference.js'
+import { SECTIONS } from '../src/config.ts'
+import { configReference } from '../src/config/reference.ts'
 
 const FILE = 'docs/configuration.md'
 const reference = configReference(SECTIONS)

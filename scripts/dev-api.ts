@@ -4,8 +4,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DOCUMENT_PATH } from '../src/openapi/document.js'
-import { watchDocument } from './watch-document.js'
+import { DOCUMENT_PATH } from '../src/openapi/document.ts'
+import { watchDocument } from './watch-document.ts'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 let child: ChildProcess | undefined

@@ -13,10 +13,10 @@ import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
-import { loadDocument } from '../src/openapi/document.js'
-import { operationIdNamer } from '../src/openapi/operation-ids.js'
-import { METHODS } from '../src/openapi/routes.js'
-import { watchDocument } from './watch-document.js'
+import { loadDocument } from '../src/openapi/document.ts'
+import { operationIdNamer } from '../src/openapi/operation-ids.ts'
+import { METHODS } from '../src/openapi/routes.ts'
+import { watchDocument } from './watch-document.ts'
 
 const header = (source: string): string => `/**
  * DO NOT EDIT. Generated from ${source} by \`npm run generate\` (scripts/generate.ts).

@@ -3,7 +3,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadDocument } from '../src/openapi/document.js'
+import { loadDocument } from '../src/openapi/document.ts'
 
 const path = process.argv[2] ?? fileURLToPath(new URL('../openapi.yaml', import.meta.url))
 const name = relative(process.cwd(), path)

@@ -2,7 +2,7 @@
 // as the service reads it (src/openapi/document.ts); each change calls back, once a burst of saves
 // is over, and the files are read again (a $ref to a new file adds it).
 import { watch, type FSWatcher } from 'node:fs'
-import { loadDocument } from '../src/openapi/document.js'
+import { loadDocument } from '../src/openapi/document.ts'
 
 // An editor's save is several writes; one callback for them all.
 const SETTLE_MS = 150

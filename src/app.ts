@@ -1,25 +1,25 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { AccessLog } from './ops/access-log.js'
-import { api } from './openapi/api.js'
-import type { Config } from './config.js'
-import { docs } from './openapi/docs.js'
-import { errorHandler, notFoundHandler, plainError } from './http/error-handler.js'
-import { createHandlers } from './handlers/index.js'
-import { health } from './ops/health.js'
-import { connectionLimits, limitOptions } from './http/limits.js'
-import { loadDocument, type LoadedDocument } from './openapi/document.js'
-import type { ErrorWriter } from './openapi/error-shapes.js'
-import { routesFromDocument } from './openapi/routes.js'
-import { lazySerializerCompiler } from './openapi/serialization.js'
-import { modelOf } from './openapi/upgrade.js'
-import { createValidators } from './openapi/validation.js'
-import { bearerGuard } from './security/auth.js'
-import { rateLimits } from './security/rate-limit.js'
-import { requestId, echoRequestId } from './http/request-id.js'
-import { API_HEADERS, setHeaders } from './security/headers.js'
-import { openStore } from './store/open.js'
-import { TokenSet } from './security/tokens.js'
-import type { Tracing } from './ops/tracing.js'
+import { AccessLog } from './ops/access-log.ts'
+import { api } from './openapi/api.ts'
+import type { Config } from './config.ts'
+import { docs } from './openapi/docs.ts'
+import { errorHandler, notFoundHandler, plainError } from './http/error-handler.ts'
+import { createHandlers } from './handlers/index.ts'
+import { health } from './ops/health.ts'
+import { connectionLimits, limitOptions } from './http/limits.ts'
+import { loadDocument, type LoadedDocument } from './openapi/document.ts'
+import type { ErrorWriter } from './openapi/error-shapes.ts'
+import { routesFromDocument } from './openapi/routes.ts'
+import { lazySerializerCompiler } from './openapi/serialization.ts'
+import { modelOf } from './openapi/upgrade.ts'
+import { createValidators } from './openapi/validation.ts'
+import { bearerGuard } from './security/auth.ts'
+import { rateLimits } from './security/rate-limit.ts'
+import { requestId, echoRequestId } from './http/request-id.ts'
+import { API_HEADERS, setHeaders } from './security/headers.ts'
+import { openStore } from './store/open.ts'
+import { TokenSet } from './security/tokens.ts'
+import type { Tracing } from './ops/tracing.ts'
 
 type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
 
@@ -44,7 +44,7 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
   const routes = routesFromDocument(document, file)
   const validators = createValidators(document, file)
   // The service's own spans, and the trace ids in its log lines, load only with tracing.
-  const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.js')
+  const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.ts')
   const app = Fastify({
     // No line logs request headers (Fastify's req serializer has none; the access line names
     // its fields), so no token reaches the logs, without the cost of pino's redaction per line.
@@ -66,7 +66,7 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
   app.setNotFoundHandler(notFoundHandler(handleError))
 
   // prom-client is loaded only when metrics are on: it is a good part of a start-up otherwise.
-  const metrics = ops.metricsPort === undefined ? undefined : new (await import('./ops/metrics.js')).Metrics({ maxPendingCreates: storeConfig.maxPending, maxEventLoopDelayMs: http.maxEventLoopDelay })
+  const metrics = ops.metricsPort === undefined ? undefined : new (await import('./ops/metrics.ts')).Metrics({ maxPendingCreates: storeConfig.maxPending, maxEventLoopDelayMs: http.maxEventLoopDelay })
   if (tracing !== undefined) {
     tracing.logTo(app.log)
     if (metrics !== undefined) tracing.countLost(metrics.lostSpans())
@@ -87,7 +87,7 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
     // jose and the JWT checks load only when a provider is configured.
     const jwt = security.jwt === undefined
       ? undefined
-      : await (await import('./security/jwt.js')).createJwtVerifier(security.jwt, { log: app.log, observer: metrics?.keySet })
+      : await (await import('./security/jwt.ts')).createJwtVerifier(security.jwt, { log: app.log, observer: metrics?.keySet })
     echoRequestId(app)
     setHeaders(app, API_HEADERS, { hsts: true })
     metrics?.serve(app, ops)

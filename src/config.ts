@@ -1,8 +1,8 @@
-import { readConfig, type ConfigOf, type Env } from './config/load.js'
-import { httpConfig } from './http/config.js'
-import { opsConfig } from './ops/config.js'
-import { securityConfig } from './security/config.js'
-import { storeConfig } from './store/config.js'
+import { readConfig, type ConfigOf, type Env } from './config/load.ts'
+import { httpConfig } from './http/config.ts'
+import { opsConfig } from './ops/config.ts'
+import { securityConfig } from './security/config.ts'
+import { storeConfig } from './store/config.ts'
 
 // The service's configuration: each layer's own section, joined. The entry points read it, and
 // hand each layer its section; no layer imports this file.
@@ -14,4 +14,4 @@ export type Config = ConfigOf<typeof SECTIONS>
 /** Reads the whole configuration from an environment; throws one ConfigError naming every problem. */
 export const loadConfig = (env: Env): Config => readConfig(SECTIONS, env).config
 
-export { ConfigError } from './config/load.js'
+export { ConfigError } from './config/load.ts'

@@ -1,6 +1,6 @@
 import { enableCompileCache } from 'node:module'
 import { join } from 'node:path'
-import type { KeptToken } from './security/generated-token.js'
+import type { KeptToken } from './security/generated-token.ts'
 
 // Node keeps the code it compiles (ours and the dependencies') in a cache keyed by each file's
 // content and the Node version, so later starts skip most parsing. It lives in the OS's temp dir
@@ -8,7 +8,7 @@ import type { KeptToken } from './security/generated-token.js'
 // Only modules loaded after this call are cached, hence the dynamic imports.
 enableCompileCache()
 const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { logDestination }, { keptToken }, { TokenSet }, { parseStoreUrl }] = await Promise.all([
-  import('./app.js'), import('./config.js'), import('./openapi/docs.js'), import('./ops/log-destination.js'), import('./security/generated-token.js'), import('./security/tokens.js'), import('./store/url.js')
+  import('./app.ts'), import('./config.ts'), import('./openapi/docs.ts'), import('./ops/log-destination.ts'), import('./security/generated-token.ts'), import('./security/tokens.ts'), import('./store/url.ts')
 ])
 // Time the process needs to exit after the flush of its traces is given up.
 const EXIT_MARGIN_MS = 100
@@ -36,7 +36,7 @@ async function main (): Promise<void> {
   // loads. Off, no OpenTelemetry module is loaded at all.
   const tracing = config.ops.tracing === undefined
     ? undefined
-    : await (await import('./ops/tracing.js')).startTracing(config.ops.tracing, { postgres: parseStoreUrl(config.store.databaseUrl).kind === 'postgres' })
+    : await (await import('./ops/tracing.ts')).startTracing(config.ops.tracing, { postgres: parseStoreUrl(config.store.databaseUrl).kind === 'postgres' })
   const tokens = new TokenSet(config.security.apiTokens)
   const logs = logDestination()
   // 'exit' comes with every process.exit below, and with a natural end; its handlers run synchronously.

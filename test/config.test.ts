@@ -3,8 +3,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { ConfigError, loadConfig } from '../src/config.js'
-import { runTs } from './helpers/server-process.js'
+import { ConfigError, loadConfig } from '../src/config.ts'
 
 const TOKEN = 'a-valid-token-0123456789'
 
@@ -178,7 +177,7 @@ t.test('npm run config: the configuration in force, each value with its source, 
   const dir = t.testdir()
   writeFileSync(join(dir, 'db'), 'postgres://app:hunter2@db.internal:5432/plants?sslmode=require&sslpassword=pw\n', { mode: 0o600 })
   const env = { DATABASE_URL_FILE: join(dir, 'db'), API_TOKENS: `${TOKEN},${TOKEN}-2`, PORT: '8080', PATH: process.env.PATH }
-  const run = spawnSync(process.execPath, [...runTs.args, fileURLToPath(new URL('../src/cli/config.ts', import.meta.url))], { encoding: 'utf8', env: { ...env, ...runTs.env } })
+  const run = spawnSync(process.execPath, [fileURLToPath(new URL('../src/cli/config.ts', import.meta.url))], { encoding: 'utf8', env })
   t.equal(run.status, 0, run.stderr)
   const lines = run.stdout.split('\n')
   t.ok(lines.includes(`DATABASE_URL=postgres://app:***@db.internal:5432/plants?…   # from DATABASE_URL_FILE (${join(dir, 'db')})`), 'a URL keeps its user, host and database, never its password or query')
@@ -188,7 +187,7 @@ t.test('npm run config: the configuration in force, each value with its source, 
   t.ok(lines.includes('METRICS_PORT=(unset)   # unset'))
   t.notMatch(run.stdout, /hunter2|sslpassword|test-token|a-valid-token/, 'no secret anywhere')
 
-  const refused = spawnSync(process.execPath, [...runTs.args, fileURLToPath(new URL('../src/cli/config.ts', import.meta.url))], { encoding: 'utf8', env: { PORT: 'eighty', DATABSE_URL: 'x', PATH: process.env.PATH, ...runTs.env } })
+  const refused = spawnSync(process.execPath, [fileURLToPath(new URL('../src/cli/config.ts', import.meta.url))], { encoding: 'utf8', env: { PORT: 'eighty', DATABSE_URL: 'x', PATH: process.env.PATH } })
   t.equal(refused.status, 1, 'where the service would not start, exit 1')
   t.match(refused.stderr, /did you mean DATABASE_URL\?[^]*PORT must be an integer/)
   t.notMatch(refused.stderr, /\n\s+at /, 'no stack trace')
@@ -196,7 +195,7 @@ t.test('npm run config: the configuration in force, each value with its source, 
 
 t.test('docs/configuration.md is written from the sections: npm run check fails when it is out of date, naming the command', async (t) => {
   const root = fileURLToPath(new URL('../', import.meta.url))
-  const check = () => spawnSync(process.execPath, [...runTs.args, join(root, 'scripts/config-docs.ts'), '--check'], { cwd, encoding: 'utf8', env: { ...process.env, ...runTs.env } })
+  const check = () => spawnSync(process.execPath, [join(root, 'scripts/config-docs.ts'), '--check'], { cwd, encoding: 'utf8', env: process.env })
   const cwd = t.testdir({ docs: { 'configuration.md': readFileSync(join(root, 'docs/configuration.md'), 'utf8') } })
   const fresh = check()
   t.equal(fresh.status, 0, `the committed reference is current: ${fresh.stderr}`)

@@ -3,7 +3,7 @@ import { request } from 'node:http'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { postPlant, startServer as start } from './helpers/server-process.js'
+import { postPlant, startServer as start } from './helpers/server-process.ts'
 
 t.test('npm start works out of the box: a token made once, kept beside the database, printed with the docs URL', async (t) => {
   const dir = t.testdir()

@@ -7,8 +7,8 @@ import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { load } from 'js-yaml'
-import { contractOf, describe, projectFiles, whereOf } from './compat.js'
-import { changelog, diff, findOasdiff, headersAdded, type Change } from './oasdiff.js'
+import { contractOf, describe, projectFiles, whereOf } from './compat.ts'
+import { changelog, diff, findOasdiff, headersAdded, type Change } from './oasdiff.ts'
 
 // What a consumer reads, not runs: a change to any of these is documentation.
 const DOCUMENTATION = new Set(['description', 'summary', 'title', 'example', 'examples'])

@@ -10,9 +10,9 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import semver from 'semver'
-import { loadDocument } from '../../src/openapi/document.js'
-import { allowsBreaking, CHANGELOG, HistoryError, nextBreaking, readContract, type Contract, type Release } from './history.js'
-import { breakingChanges, changelog, CheckerError, diff, findOasdiff, headersAdded, type Change } from './oasdiff.js'
+import { loadDocument } from '../../src/openapi/document.ts'
+import { allowsBreaking, CHANGELOG, HistoryError, nextBreaking, readContract, type Contract, type Release } from './history.ts'
+import { breakingChanges, changelog, CheckerError, diff, findOasdiff, headersAdded, type Change } from './oasdiff.ts'
 
 export interface Verdict {
   /** 0 compatible, 1 breaking without the version to say so, 2 not judged. */

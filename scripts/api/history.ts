@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { basename, dirname, relative } from 'node:path'
 import { load } from 'js-yaml'
 import semver from 'semver'
-import { bundledText } from './snapshot.js'
+import { bundledText } from './snapshot.ts'
 
 // A local git command answers at once; a stuck one (a lock, a hook) must not hold `npm run check`.
 const GIT_TIMEOUT_MS = 30_000

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, posix } from 'node:path'
 import { load } from 'js-yaml'
-import { hasExternalRefs, loadDocument } from '../../src/openapi/document.js'
+import { hasExternalRefs, loadDocument } from '../../src/openapi/document.ts'
 
 /** The files a document's $refs name, relative to the document's folder (in the repository's terms). */
 function externalFiles (text: string): string[] {

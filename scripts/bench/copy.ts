@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { bulkSqliteStore } from '../../test/helpers/bulk-store.js'
-import { startEmbeddedPostgres } from '../../test/helpers/embedded-postgres.js'
-import { nodeCommandOf } from '../../test/helpers/npm-script.js'
-import { CPUS, fmt, peakRssMiB, pinned, root } from './measure.js'
+import { bulkSqliteStore } from '../../test/helpers/bulk-store.ts'
+import { startEmbeddedPostgres } from '../../test/helpers/embedded-postgres.ts'
+import { nodeCommandOf } from '../../test/helpers/npm-script.ts'
+import { CPUS, fmt, peakRssMiB, pinned, root } from './measure.ts'
 
 const PLANTS = 1_000_000
 const SCRIPT = nodeCommandOf(root, 'copy-store')

@@ -11,17 +11,17 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/helpers/embedded-postgres.js'
-import { findPgbouncer, startPgbouncer } from '../../test/helpers/pgbouncer.js'
-import { childrenOf } from '../../test/helpers/proc.js'
-import { benchCopy } from './copy.js'
-import { benchJsonParse } from './json.js'
-import { benchJwt } from './jwt.js'
-import { benchMock } from './mock.js'
-import { benchSlowDisk } from './slow-disk.js'
-import { benchTraces } from './traces.js'
-import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
-import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, spread, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.js'
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../test/helpers/embedded-postgres.ts'
+import { findPgbouncer, startPgbouncer } from '../../test/helpers/pgbouncer.ts'
+import { childrenOf } from '../../test/helpers/proc.ts'
+import { benchCopy } from './copy.ts'
+import { benchJsonParse } from './json.ts'
+import { benchJwt } from './jwt.ts'
+import { benchMock } from './mock.ts'
+import { benchSlowDisk } from './slow-disk.ts'
+import { benchTraces } from './traces.ts'
+import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
+import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, spread, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -57,7 +57,7 @@ const UNCAPPED: NodeCommand = { ...START, env: uncapped }
  */
 const service = (env: Record<string, string>, cpus?: string | null, start: NodeCommand = START) => async (name: string): Promise<Server> =>
   await startServer(name, start, { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, `${randomUUID()}.db`)}`, ...env }, cpus)
-const baseline = async (name: string): Promise<Server> => await startServer(name, { env: {}, args: ['--import', 'tsx', 'scripts/bench/baseline.ts'] }, {})
+const baseline = async (name: string): Promise<Server> => await startServer(name, { env: {}, args: ['scripts/bench/baseline.ts'] }, {})
 
 spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
 // An older commit, built beside this one, to measure a change within one run.

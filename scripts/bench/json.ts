@@ -2,7 +2,7 @@
 // integer beyond 2^53 pays for the lossless parser.
 import { parse as losslessParse } from 'lossless-json'
 import secureJson from 'secure-json-parse'
-import { exactNumber, parseJsonBody } from '../../src/http/json-body.js'
+import { exactNumber, parseJsonBody } from '../../src/http/json-body.ts'
 
 const ROUNDS = 5
 const ITERATIONS = 200_000

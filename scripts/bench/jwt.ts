@@ -5,10 +5,10 @@
 // three, in each round; a service with JWT checks off serves the static key beside it.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { MAX_ENTRIES } from '../../src/security/token-cache.js'
-import { AUDIENCE, startProvider } from '../../test/helpers/identity-provider.js'
-import { nodeCommandOf } from '../../test/helpers/npm-script.js'
-import { CPUS, fmt, measureLoad, median, root, spread, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
+import { MAX_ENTRIES } from '../../src/security/token-cache.ts'
+import { AUDIENCE, startProvider } from '../../test/helpers/identity-provider.ts'
+import { nodeCommandOf } from '../../test/helpers/npm-script.ts'
+import { CPUS, fmt, measureLoad, median, root, spread, startServer, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.ts'
 
 // More distinct tokens than the verified-token cache holds, sent in turn: each has left it before
 // it comes again, so every request is a cold one.

@@ -7,9 +7,9 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../../test/helpers/embedded-postgres.js'
-import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
-import { statFields } from '../../test/helpers/proc.js'
+import { freePort } from '../../test/helpers/embedded-postgres.ts'
+import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
+import { statFields } from '../../test/helpers/proc.ts'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
 const LUA = join(root, 'scripts/bench/load.lua')

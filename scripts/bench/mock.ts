@@ -4,8 +4,8 @@
 // peak over the next SETTLE_MS (ours checks every example meanwhile). Nothing pinned: a mock is a
 // developer's process on a developer's machine.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { GITHUB, install, start, stop } from '../corpus/mocks.js'
-import { fmt, median } from './measure.js'
+import { GITHUB, install, start, stop } from '../corpus/mocks.ts'
+import { fmt, median } from './measure.ts'
 
 const SETTLE_MS = 20_000
 const MOCKS = ['ours', 'prism']

@@ -7,8 +7,8 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
-import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.js'
-import { CPUS, fmt, measure, median, peakRssMiB, root, startServer, type BuiltRef } from './measure.js'
+import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
+import { CPUS, fmt, measure, median, peakRssMiB, root, startServer, type BuiltRef } from './measure.ts'
 
 const FSYNC_DELAY_US = 5000
 const SLOW_DISK = ['strace', '-f', '-qq', '-o', '/dev/null', '--seccomp-bpf', '-e', 'trace=fsync,fdatasync', '-e', `inject=fsync,fdatasync:delay_exit=${FSYNC_DELAY_US}`]

@@ -4,7 +4,7 @@
 // of the rounds'. BENCH_BEFORE's code runs the same four beside this code's.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fmt, measureLoad, median, spread, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.js'
+import { fmt, measureLoad, median, spread, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.ts'
 
 export interface TracesBenchOptions {
   /** A server of the code (`before`: the code before) with these variables, at LOG_LEVEL=warn. */

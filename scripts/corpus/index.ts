@@ -11,11 +11,11 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { loadDocument } from '../../src/openapi/document.js'
-import { routeList, type RouteSpec } from '../../src/openapi/routes.js'
-import { modelOf } from '../../src/openapi/upgrade.js'
-import { invalidRequests, judgeAnswer, Unbuildable, validRequest } from '../../test/helpers/document-requests.js'
-import { CACHE, GITHUB, install, root, send, start, stop } from './mocks.js'
+import { loadDocument } from '../../src/openapi/document.ts'
+import { routeList, type RouteSpec } from '../../src/openapi/routes.ts'
+import { modelOf } from '../../src/openapi/upgrade.ts'
+import { invalidRequests, judgeAnswer, Unbuildable, validRequest } from '../../test/helpers/document-requests.ts'
+import { CACHE, GITHUB, install, root, send, start, stop } from './mocks.ts'
 
 const SAMPLE = Number(process.env.CORPUS_SAMPLE ?? 200)
 const SEED = Number(process.env.CORPUS_SEED ?? 1)

@@ -8,9 +8,9 @@ import { request as httpRequest } from 'node:http'
 import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../../test/helpers/embedded-postgres.js'
-import type { HttpRequest } from '../../test/helpers/document-requests.js'
-import { nodeCommandOf } from '../../test/helpers/npm-script.js'
+import { freePort } from '../../test/helpers/embedded-postgres.ts'
+import type { HttpRequest } from '../../test/helpers/document-requests.ts'
+import { nodeCommandOf } from '../../test/helpers/npm-script.ts'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
 export const CACHE = join(root, 'node_modules/.cache/corpus')

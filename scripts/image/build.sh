@@ -67,7 +67,7 @@ if [ -z "${BASE:-}" ]; then
 else
   base=$BASE node_version=-
 fi
-npx tsx scripts/image/sbom.ts "$stage/npm-sbom.json" "$stage/packages" "$node_version" "$commit" "$SOURCE_DATE_EPOCH" > "$stage/context/app/sbom.cdx.json"
+node scripts/image/sbom.ts "$stage/npm-sbom.json" "$stage/packages" "$node_version" "$commit" "$SOURCE_DATE_EPOCH" > "$stage/context/app/sbom.cdx.json"
 cp "$stage/context/app/sbom.cdx.json" "$out/sbom.cdx.json"
 
 podman build --quiet --timestamp "$SOURCE_DATE_EPOCH" --file deploy/Containerfile \

@@ -3,7 +3,7 @@
 // is checked as PromQL by promtool in npm test, and run against a real Prometheus scraping the
 // service under load in the system test (test/deploy/prometheus.system.test.ts).
 
-import { OBJECTIVES } from './rules.js'
+import { OBJECTIVES } from './rules.ts'
 
 // Grafana's variable, written as Grafana spells it.
 // eslint-disable-next-line no-template-curly-in-string

@@ -3,8 +3,8 @@
 // --check (in npm run check) it writes nothing, and fails naming each file that is out of date.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { stringify } from 'yaml'
-import { dashboard } from './dashboard.js'
-import { RULE_GROUPS } from './rules.js'
+import { dashboard } from './dashboard.ts'
+import { RULE_GROUPS } from './rules.ts'
 
 const header = (source: string) => `# DO NOT EDIT. Generated from ${source} by \`npm run monitoring\`.\n`
 const yaml = (value: unknown) => stringify(value, { lineWidth: 0 })

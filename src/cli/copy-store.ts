@@ -2,7 +2,7 @@
 // (sqlite:<path> or postgres://…): a backup, the move to PostgreSQL, a restore (store/copy.ts).
 // Exit 0: copied and checked; 1: conflicts, refused plants, a failed check or a failed target;
 // 2: input it cannot start from, with nothing written.
-import { CopyInputError, copyStore, LISTED, type CopyOptions, type CopyResult } from '../store/copy.js'
+import { CopyInputError, copyStore, LISTED, type CopyOptions, type CopyResult } from '../store/copy.ts'
 
 const USAGE = 'usage: npm run copy-store -- <from> <to>   (each sqlite:<path> or postgres://user:password@host:port/database)'
 // How often the progress is told: in place on a terminal, as lines in a log.

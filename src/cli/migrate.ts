@@ -2,9 +2,9 @@
 // operators who migrate before a rollout, as a role that may change the schema: MIGRATE_DATABASE_URL
 // when set (the instances then serve as a role with only SELECT and INSERT), else DATABASE_URL.
 // Safe to run while instances are starting.
-import { ConfigError, loadConfig } from '../config.js'
-import { openStore } from '../store/open.js'
-import { redactUrl } from '../config/redact.js'
+import { ConfigError, loadConfig } from '../config.ts'
+import { openStore } from '../store/open.ts'
+import { redactUrl } from '../config/redact.ts'
 
 try {
   const { migrateDatabaseUrl } = loadConfig(process.env).store

@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 // As server.ts: later starts skip most compiling; only modules loaded after this call are cached.
 enableCompileCache()
 const [{ ConfigError, loadConfig }, { loadDocument }, { buildMock }, { logDestination }] = await Promise.all([
-  import('../config.js'), import('../openapi/document.js'), import('./mock-app.js'), import('../ops/log-destination.js')
+  import('../config.ts'), import('../openapi/document.ts'), import('./mock-app.ts'), import('../ops/log-destination.ts')
 ])
 
 async function main (): Promise<void> {

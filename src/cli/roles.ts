@@ -1,13 +1,17 @@
 // The container image's entry point: one image, every role. No argument (or `serve`) serves;
 // `migrate`, `copy-store FROM TO`, `config` and `mock DOCUMENT` run those commands, each as its
 // npm script would.
+
+// Named without their extension: this file's own is theirs, .js as compiled into dist/ (the
+// image), .ts where Node runs the source (the tests).
 const ROLES: Record<string, string> = {
-  serve: '../bundle/server.js',
-  migrate: './migrate.js',
-  'copy-store': './copy-store.js',
-  config: './config.js',
-  mock: './mock.js'
+  serve: '../bundle/server',
+  migrate: './migrate',
+  'copy-store': './copy-store',
+  config: './config',
+  mock: './mock'
 }
+const extension = import.meta.url.slice(import.meta.url.lastIndexOf('.'))
 
 const role = process.argv[2] ?? 'serve'
 const module = ROLES[role]
@@ -17,4 +21,4 @@ if (module === undefined) {
 }
 // The command reads its own arguments after its name, as it does when npm runs it.
 process.argv.splice(2, 1)
-await import(new URL(module, import.meta.url).href)
+await import(new URL(module + extension, import.meta.url).href)

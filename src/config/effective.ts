@@ -1,6 +1,6 @@
-import { fileOf, readConfig, type Sections } from './load.js'
-import { redact } from './redact.js'
-import type { Env } from './section.js'
+import { fileOf, readConfig, type Sections } from './load.ts'
+import { redact } from './redact.ts'
+import type { Env } from './section.ts'
 
 // The configuration in force, for an operator asking "why does it do that?": every variable with
 // its value and where it came from, each section in turn, secrets redacted (redact.ts).

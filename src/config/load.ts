@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
-import { readSecretFile } from './secret-file.js'
-import { allowed, NON_BLANK, type Env, type Section, type Source } from './section.js'
-import { likelyMeant } from './typos.js'
+import { readSecretFile } from './secret-file.ts'
+import { allowed, NON_BLANK, type Env, type Section, type Source } from './section.ts'
+import { likelyMeant } from './typos.ts'
 
 // Reads the configuration of every section from one environment, as a pure function of it (and
 // of the secret files it names): Ajv checks each variable against its section's schema (types
@@ -12,7 +12,7 @@ import { likelyMeant } from './typos.js'
 // import, that validates its own options' schema against JSON Schema's meta-schema, about 23 ms of
 // every start, and it reads process.env, which a pure function of its environment must not.
 
-export type { Env } from './section.js'
+export type { Env } from './section.ts'
 export type Sections = Record<string, Section<any, any>>
 export type ConfigOf<S extends Sections> = { [K in keyof S]: ReturnType<S[K]['read']> }
 

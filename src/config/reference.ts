@@ -1,5 +1,5 @@
-import { fileOf, type Sections } from './load.js'
-import { allowed } from './section.js'
+import { fileOf, type Sections } from './load.ts'
+import { allowed } from './section.ts'
 
 // docs/configuration.md, written from the sections themselves (npm run config:docs), so that the
 // reference and what the service reads cannot drift apart.

@@ -1,5 +1,5 @@
-import type { Handler } from '../openapi/handler-types.js'
-import type { PlantStore, StoredPlant } from '../store/store.js'
+import type { Handler } from '../openapi/handler-types.ts'
+import type { PlantStore, StoredPlant } from '../store/store.ts'
 
 export function createPlant (store: PlantStore): Handler<'createPlant'> {
   return async ({ body }) => {

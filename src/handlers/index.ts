@@ -1,6 +1,6 @@
-import type { Handlers } from '../openapi/handler-types.js'
-import type { PlantStore } from '../store/store.js'
-import { createPlant } from './create-plant.js'
+import type { Handlers } from '../openapi/handler-types.ts'
+import type { PlantStore } from '../store/store.ts'
+import { createPlant } from './create-plant.ts'
 
 export interface HandlerDeps {
   store: PlantStore

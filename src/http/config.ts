@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
-import { integer, oneOf, optional, section, string, text } from '../config/section.js'
-import { HOST_NAME } from './host.js'
+import { integer, oneOf, optional, section, string, text } from '../config/section.ts'
+import { HOST_NAME } from './host.ts'
 
 // The HTTP layer's configuration: where it listens, and the bounds on every request and connection.
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { NotFoundError, OWN_CODE_PREFIX } from '../errors.js'
-import type { ErrorWriter } from '../openapi/error-shapes.js'
+import { NotFoundError, OWN_CODE_PREFIX } from '../errors.ts'
+import type { ErrorWriter } from '../openapi/error-shapes.ts'
 
 const GENERIC_MESSAGE = 'Internal Server Error'
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { parse as losslessParse } from 'lossless-json'
 import secureJson from 'secure-json-parse'
-import { BadJsonError, DuplicateKeyError, EmptyBodyError, TooDeepError } from '../errors.js'
+import { BadJsonError, DuplicateKeyError, EmptyBodyError, TooDeepError } from '../errors.ts'
 
 // JSON.parse silently rounds integers beyond 2^53 (9007199254740993 becomes ...992) and keeps
 // only the last of duplicate keys. One cheap pass over the text (scan) finds what JSON.parse
@@ -18,7 +18,7 @@ const SAFE_RUN = 15
 interface Scan { keys: number, mayLosePrecision: boolean }
 
 // Character codes the scan looks for. (Constants, not a const enum: tsconfig's erasableSyntaxOnly
-// keeps the source to what Node's type stripping runs, as the SQLite worker's does under the tests.)
+// keeps the source to what Node's type stripping runs.)
 const QUOTE = 34
 const BACKSLASH = 92
 const COLON = 58

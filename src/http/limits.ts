@@ -3,9 +3,9 @@ import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
-import type { HttpConfig } from './config.js'
-import { OverloadedError, ShuttingDownError } from '../errors.js'
-import { API_HEADERS } from '../security/headers.js'
+import type { HttpConfig } from './config.ts'
+import { OverloadedError, ShuttingDownError } from '../errors.ts'
+import { API_HEADERS } from '../security/headers.ts'
 
 // What a public API owes its users: bounded requests, bounded connections, and load shed with
 // a 503 in the contract's Error shape instead of falling over. Each bound is a config knob.

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { basename, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dump, load } from 'js-yaml'
-import { DocumentError } from './document-error.js'
+import { DocumentError } from './document-error.ts'
 
 // The same relative paths from src/openapi/, from the build in dist/openapi/ and from the bundle in dist/bundle/.
 export const DOCUMENT_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url))
@@ -56,7 +56,7 @@ export async function loadDocument (path: string = DOCUMENT_PATH, { prebundled =
     // Bundled at build, when none of its files changed since: a start needs no bundler.
     const built = prebundled === undefined ? undefined : current(prebundled)
     if (built !== undefined) return built
-    const { bundleDocument } = await import('./external-refs.js')
+    const { bundleDocument } = await import('./external-refs.ts')
     const bundled = await bundleDocument(path, name)
     checkVersion(name, bundled.document)
     return bundled

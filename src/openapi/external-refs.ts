@@ -1,8 +1,8 @@
 import { relative } from 'node:path'
 import { bundle, createConfig } from '@redocly/openapi-core'
 import { dump } from 'js-yaml'
-import { DocumentError } from './document-error.js'
-import type { LoadedDocument } from './document.js'
+import { DocumentError } from './document-error.ts'
+import type { LoadedDocument } from './document.ts'
 
 // A document split over several files, bundled into one with Redocly's bundler (the one
 // openapi-typescript builds on): each file $ref'd, relative to the file that refers to it, in

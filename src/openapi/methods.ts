@@ -1,6 +1,6 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
-import { MethodNotAllowedError } from '../errors.js'
-import type { RouteSpec } from './routes.js'
+import { MethodNotAllowedError } from '../errors.ts'
+import type { RouteSpec } from './routes.ts'
 
 // HTTP's answers for the methods the document does not declare on a path it does declare:
 // 405 with an Allow header, and OPTIONS answering 204 with Allow. The lists come from the route

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify'
-import { errorHandler } from '../http/error-handler.js'
-import { deprecationHeaders } from './deprecation.js'
-import type { OpenApiDocument } from './document.js'
-import type { ErrorWriter } from './error-shapes.js'
-import { requestValidation } from './request-validation.js'
-import { acceptCheck, answerer, serializationSchemas, type Answer } from './responses.js'
-import type { RouteSpec } from './routes.js'
-import { securityHooks, type Checks } from './security.js'
-import type { Validators } from './validation.js'
+import { errorHandler } from '../http/error-handler.ts'
+import { deprecationHeaders } from './deprecation.ts'
+import type { OpenApiDocument } from './document.ts'
+import type { ErrorWriter } from './error-shapes.ts'
+import { requestValidation } from './request-validation.ts'
+import { acceptCheck, answerer, serializationSchemas, type Answer } from './responses.ts'
+import type { RouteSpec } from './routes.ts'
+import { securityHooks, type Checks } from './security.ts'
+import type { Validators } from './validation.ts'
 
 // Step two of two: bind each route from routes.ts to its handler, as Fastify's route. A request
 // reads top to bottom: the router; onRequest, the deprecation headers, the security checks and

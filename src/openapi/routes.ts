@@ -1,17 +1,17 @@
-import { deprecationOf, type Deprecation } from './deprecation.js'
-import { DocumentError, pointerOf } from './document-error.js'
-import type { OpenApiDocument } from './document.js'
-import { operationIdNamer } from './operation-ids.js'
-import { derefSchema, pointerTarget, type JsonSchema } from './schema.js'
-import { fastifyUrl, type PathTemplate } from './path-template.js'
+import { deprecationOf, type Deprecation } from './deprecation.ts'
+import { DocumentError, pointerOf } from './document-error.ts'
+import type { OpenApiDocument } from './document.ts'
+import { operationIdNamer } from './operation-ids.ts'
+import { derefSchema, pointerTarget, type JsonSchema } from './schema.ts'
+import { fastifyUrl, type PathTemplate } from './path-template.ts'
 
 // Step one of two: turn the OpenAPI document into a plain list of routes, each operation with
 // its parameters, bodies, answers and security resolved. Nothing here knows Fastify; register.ts
 // binds this list to handlers and guards. An operation that cannot be served is refused, with
 // where and why: the service stops on the first (routesFromDocument), the mock leaves each out.
 
-export type { JsonSchema } from './schema.js'
-export { standaloneSchema } from './schema.js'
+export type { JsonSchema } from './schema.ts'
+export { standaloneSchema } from './schema.ts'
 export type SecurityRequirement = Record<string, string[]>
 export type Location = 'path' | 'query' | 'header' | 'cookie'
 /** How a parameter's value is spelled in text: one value, a list, or named members. */

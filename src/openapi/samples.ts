@@ -1,8 +1,8 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { sample } from 'openapi-sampler'
 import RandExpModule from 'randexp'
-import type { OpenApiDocument } from './document.js'
-import { derefSchema, standaloneSchema, type JsonSchema } from './schema.js'
+import type { OpenApiDocument } from './document.ts'
+import { derefSchema, standaloneSchema, type JsonSchema } from './schema.ts'
 
 // Values made from a schema that are valid against it: what the mock answers with where the
 // document gives no example, and what the tests send. Redocly's openapi-sampler makes the value;

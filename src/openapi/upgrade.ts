@@ -1,4 +1,4 @@
-import type { OpenApiDocument } from './document.js'
+import type { OpenApiDocument } from './document.ts'
 
 // The document as the engine reads it: OpenAPI 3.1, whose schemas are JSON Schema 2020-12. A 3.0
 // document is upgraded once, as it is read, by Scalar's upgrader (loaded only then): `nullable`

@@ -1,9 +1,9 @@
 import { Ajv2020, type AnySchema, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js'
 import formatsPlugin from 'ajv-formats'
-import { ValidationError } from '../errors.js'
-import type { OpenApiDocument } from './document.js'
-import { documentPattern } from './patterns.js'
-import { SchemaRegistry, type JsonSchema, type SchemaView } from './schema.js'
+import { ValidationError } from '../errors.ts'
+import type { OpenApiDocument } from './document.ts'
+import { documentPattern } from './patterns.ts'
+import { SchemaRegistry, type JsonSchema, type SchemaView } from './schema.ts'
 
 // Requests and answers are validated with the dialect OpenAPI 3.1 declares, JSON Schema 2020-12
 // (3.0 documents are upgraded to it as they are read), with the formats OpenAPI names. Bodies

@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { LogLevel } from './config.js'
+import type { LogLevel } from './config.ts'
 
 // One access-log line per request, written when the answer has gone out, instead of Fastify's
 // two (incoming and completed): at info level each line costs about as much as a whole request.

@@ -1,4 +1,4 @@
-import { integer, oneOf, optional, section, string, text, type ValuesOf } from '../config/section.js'
+import { integer, oneOf, optional, section, string, text, type ValuesOf } from '../config/section.ts'
 
 // What an operator sets to watch the service: its logs, its metrics, and its traces. Traces read
 // the OpenTelemetry SDK's own variables, as the SDK reads them (an empty one is an unset one);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { StoreUnavailableError } from '../errors.js'
-import { withDeadline } from '../store/deadline.js'
-import type { PlantStore } from '../store/store.js'
+import { StoreUnavailableError } from '../errors.ts'
+import { withDeadline } from '../store/deadline.ts'
+import type { PlantStore } from '../store/store.ts'
 
 // How long /readyz waits for the store. A stuck disk or database makes the instance unready
 // within this, so a load balancer drains it (probes usually time out after 1 s).

@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net'
 import { totalmem } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import client from 'prom-client'
-import type { OpsConfig } from './config.js'
-import { OWN_CODE_PREFIX } from '../errors.js'
-import type { JwtGuardObserver } from '../security/auth.js'
-import type { KeySetObserver } from '../security/jwks.js'
-import type { StoreObserver } from '../store/group-commit.js'
-import type { LostSpans } from './tracing.js'
+import type { OpsConfig } from './config.ts'
+import { OWN_CODE_PREFIX } from '../errors.ts'
+import type { JwtGuardObserver } from '../security/auth.ts'
+import type { KeySetObserver } from '../security/jwks.ts'
+import type { StoreObserver } from '../store/group-commit.ts'
+import type { LostSpans } from './tracing.ts'
 
 // Prometheus metrics (prom-client), served on a listener of their own (METRICS_PORT, by default
 // on 127.0.0.1), never on the public API port. With METRICS_PORT unset nothing is measured.

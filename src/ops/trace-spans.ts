@@ -1,9 +1,9 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
-import type { GuardTracer } from '../security/auth.js'
-import type { CommitTracer } from '../store/group-commit.js'
-import type { RowResult } from '../store/store.js'
-import type { Tracing } from './tracing.js'
+import type { GuardTracer } from '../security/auth.ts'
+import type { CommitTracer } from '../store/group-commit.ts'
+import type { RowResult } from '../store/store.ts'
+import type { Tracing } from './tracing.ts'
 
 // The request's span, and what shows where its time went: attributes on it as each part ends,
 // its outcome and how long it took (the bearer guard; validation, the body read and checked; the

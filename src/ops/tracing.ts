@@ -5,7 +5,7 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { NodeSDK } from '@opentelemetry/sdk-node'
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type IdGenerator, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import type { TracingConfig } from './config.js'
+import type { TracingConfig } from './config.ts'
 
 // OpenTelemetry traces (server.ts starts them, when OTEL_* says so, before the app and its store
 // load): the Node SDK, configured by its own OTEL_* variables (endpoint, headers, timeout,

@@ -1,9 +1,9 @@
 import bearerAuth from '@fastify/bearer-auth'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
-import { InsufficientScopeError, KeysUnavailableError, MissingCredentialsError, UnauthorizedError } from '../errors.js'
-import type { JwtOutcome, JwtVerdict, JwtVerifier } from './jwt.js'
-import type { Limit, Limits } from './rate-limit.js'
-import type { TokenSet } from './tokens.js'
+import { InsufficientScopeError, KeysUnavailableError, MissingCredentialsError, UnauthorizedError } from '../errors.ts'
+import type { JwtOutcome, JwtVerdict, JwtVerifier } from './jwt.ts'
+import type { Limit, Limits } from './rate-limit.ts'
+import type { TokenSet } from './tokens.ts'
 
 /** Who passed the bearer guard: a static key, trusted for every operation, or a provider's JWT. */
 export type Credential =

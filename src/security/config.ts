@@ -1,5 +1,5 @@
-import { integer, optional, section, string, text, type ValuesOf } from '../config/section.js'
-import { isHttpsOrLoopback } from '../http/host.js'
+import { integer, optional, section, string, text, type ValuesOf } from '../config/section.ts'
+import { isHttpsOrLoopback } from '../http/host.ts'
 
 // The security layer's configuration: the static API tokens, the rate limit, and the identity
 // provider whose access tokens are accepted beside them.

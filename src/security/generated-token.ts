@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { tokenProblem } from './config.js'
-import { readSecretFile } from '../config/secret-file.js'
+import { tokenProblem } from './config.ts'
+import { readSecretFile } from '../config/secret-file.ts'
 
 // With no tokens configured, the service makes one, so that `npm start` works out of the box.
 // It is kept in a file beside the database and reused, so that a restart (`npm run dev`

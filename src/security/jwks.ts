@@ -1,8 +1,8 @@
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from 'jose'
 import type { FastifyBaseLogger } from 'fastify'
-import type { JwtConfig } from './config.js'
-import { isHttpsOrLoopback } from '../http/host.js'
-import { withDeadline } from '../store/deadline.js'
+import type { JwtConfig } from './config.ts'
+import { isHttpsOrLoopback } from '../http/host.ts'
+import { withDeadline } from '../store/deadline.ts'
 
 // The identity provider's signing keys, from its JWKS only: jose's remote key set fetches it
 // (bounded by the timeout, one fetch shared by concurrent requests, symmetric keys refused) and

@@ -1,8 +1,8 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose'
 import type { FastifyBaseLogger } from 'fastify'
-import type { JwtConfig } from './config.js'
-import { keySet, KeysUnavailable, type KeySetObserver } from './jwks.js'
-import { TokenCache } from './token-cache.js'
+import type { JwtConfig } from './config.ts'
+import { keySet, KeysUnavailable, type KeySetObserver } from './jwks.ts'
+import { TokenCache } from './token-cache.ts'
 
 // Access tokens from the identity provider (RFC 9068, checked as RFC 8725 advises), with jose:
 // - the size first, before anything is parsed;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { SecurityConfig } from './config.js'
-import { RateLimitedError } from '../errors.js'
+import type { SecurityConfig } from './config.ts'
+import { RateLimitedError } from '../errors.ts'
 
 // Per-token rate limits (@fastify/rate-limit), counted by each instance in its own memory. The
 // bearer guard (auth.ts) applies them once it has judged the token: a request whose token passed

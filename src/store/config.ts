@@ -1,8 +1,8 @@
 import { dirname } from 'node:path'
-import { integer, optional, section, string } from '../config/section.js'
-import { DEFAULT_BOUNDS } from './group-commit.js'
-import { redactUrl } from '../config/redact.js'
-import { parseStoreUrl, STORE_URL_FORMS } from './url.js'
+import { integer, optional, section, string } from '../config/section.ts'
+import { DEFAULT_BOUNDS } from './group-commit.ts'
+import { redactUrl } from '../config/redact.ts'
+import { parseStoreUrl, STORE_URL_FORMS } from './url.ts'
 
 // The store's configuration: which store, and the bounds on every wait for it.
 

@@ -1,11 +1,11 @@
 import { hash, randomUUID } from 'node:crypto'
 import { statSync } from 'node:fs'
 import pg from 'pg'
-import { openStore } from './open.js'
-import { openSnapshot, storeVersion, type Snapshot } from './snapshot.js'
-import type { CreateOutcome, StoredPlant } from './store.js'
-import { redactUrl } from '../config/redact.js'
-import { parseStoreUrl, type StoreUrl } from './url.js'
+import { openStore } from './open.ts'
+import { openSnapshot, storeVersion, type Snapshot } from './snapshot.ts'
+import type { CreateOutcome, StoredPlant } from './store.ts'
+import { redactUrl } from '../config/redact.ts'
+import { parseStoreUrl, type StoreUrl } from './url.ts'
 
 // Copies every plant of one store into another (npm run copy-store): a backup, the move from
 // SQLite to PostgreSQL, a restore. The source is read in one snapshot while its service may keep

@@ -1,4 +1,4 @@
-import { StoreTimeoutError } from '../errors.js'
+import { StoreTimeoutError } from '../errors.ts'
 
 /**
  * A bound on a wait for something outside the process: the work's answer, or `timedOut()`'s

@@ -1,5 +1,5 @@
-import { StoreBusyError, StoreTimeoutError } from '../errors.js'
-import type { CreateOutcome, RowResult, StoredPlant } from './store.js'
+import { StoreBusyError, StoreTimeoutError } from '../errors.ts'
+import type { CreateOutcome, RowResult, StoredPlant } from './store.ts'
 
 // Group commit, for both stores: the creates that arrive in one event-loop turn are committed
 // together, as one transaction (one fsync, or one WAL flush), and each caller hears back only

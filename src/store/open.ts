@@ -1,6 +1,6 @@
-import type { CommitTracer, GroupCommitOptions } from './group-commit.js'
-import type { PlantStore } from './store.js'
-import { parseStoreUrl } from './url.js'
+import type { CommitTracer, GroupCommitOptions } from './group-commit.ts'
+import type { PlantStore } from './store.ts'
+import { parseStoreUrl } from './url.ts'
 
 export type StoreOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | 'maxPending'> & {
   /** Traces each commit, given the store's kind (the db.system.name of its spans). */
@@ -17,9 +17,9 @@ export type StoreOptions = Pick<GroupCommitOptions, 'observer' | 'timeoutMs' | '
 export async function openStore (databaseUrl: string, { pgPoolSize, onConnectionError, tracer, ...bounds }: StoreOptions): Promise<PlantStore> {
   const store = parseStoreUrl(databaseUrl)
   if (store.kind === 'sqlite') {
-    const { openSqliteStore } = await import('./sqlite.js')
+    const { openSqliteStore } = await import('./sqlite.ts')
     return await openSqliteStore(store.path, { onWorkerExit: onConnectionError, tracer: tracer?.('sqlite'), ...bounds })
   }
-  const { openPostgresStore } = await import('./postgres.js')
+  const { openPostgresStore } = await import('./postgres.ts')
   return await openPostgresStore(store.url, { poolSize: pgPoolSize, onIdleError: onConnectionError, tracer: tracer?.('postgresql'), ...bounds })
 }

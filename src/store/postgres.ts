@@ -1,8 +1,8 @@
 import pg from 'pg'
-import { StoreUnavailableError } from '../errors.js'
-import { withDeadline } from './deadline.js'
-import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.js'
-import { checkSchemaVersion, outcomeOver, plantFromRow, type PlantRow, type PlantStore, type RowResult, type StoredPlant } from './store.js'
+import { StoreUnavailableError } from '../errors.ts'
+import { withDeadline } from './deadline.ts'
+import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.ts'
+import { checkSchemaVersion, outcomeOver, plantFromRow, type PlantRow, type PlantStore, type RowResult, type StoredPlant } from './store.ts'
 
 // Versioned in code: MIGRATIONS[n] takes the schema from version n to n + 1; the table
 // schema_migrations records which have run.

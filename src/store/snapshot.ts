@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type pg from 'pg'
-import { createPool, MIGRATIONS as POSTGRES_MIGRATIONS } from './postgres.js'
-import { MIGRATIONS as SQLITE_MIGRATIONS, schemaVersion } from './sqlite-schema.js'
-import { checkSchemaVersion, plantFromRow, type PlantRow, type StoredPlant } from './store.js'
-import type { StoreUrl } from './url.js'
+import { createPool, MIGRATIONS as POSTGRES_MIGRATIONS } from './postgres.ts'
+import { MIGRATIONS as SQLITE_MIGRATIONS, schemaVersion } from './sqlite-schema.ts'
+import { checkSchemaVersion, plantFromRow, type PlantRow, type StoredPlant } from './store.ts'
+import type { StoreUrl } from './url.ts'
 
 // A point-in-time, read-only view of a store, for copying it while a service writes: every plant
 // acknowledged before the view was opened, and nothing acknowledged after. On SQLite one read

@@ -1,6 +1,5 @@
 // The SQLite store's schema, versioned in code, for the worker that serves the store and for the
-// tools that read or check a store file (copy-store). Like the worker, it runs on Node's own type
-// stripping, so it imports ours by their .ts names.
+// tools that read or check a store file (copy-store).
 import type { Database } from 'better-sqlite3'
 import { checkSchemaVersion } from './store.ts'
 

@@ -9,10 +9,6 @@
 // pool: the next batch is written while the last one syncs. Replies go out in commit order, each
 // after its own sync and every earlier one; a failed sync fails its batch and every later one,
 // and ends the worker, since after a failed fsync the OS may no longer hold the unsynced pages.
-//
-// The worker runs with no loader: from dist/ as JavaScript, from src/ (tests, npm run dev) on
-// Node's own type stripping. So this file imports ours by their .ts names (tsc rewrites them to
-// .js in dist/), and only what strips cleanly.
 import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'

@@ -1,11 +1,11 @@
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { StoreUnavailableError } from '../errors.js'
-import { withDeadline } from './deadline.js'
-import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.js'
-import type { Call, Columns, Opened, Reply, WorkerError, WorkerRowResult } from './sqlite-worker.js'
-import type { PlantStore, RowResult, StoredPlant } from './store.js'
+import { StoreUnavailableError } from '../errors.ts'
+import { withDeadline } from './deadline.ts'
+import { DEFAULT_BOUNDS, GroupCommit, type GroupCommitOptions } from './group-commit.ts'
+import type { Call, Columns, Opened, Reply, WorkerError, WorkerRowResult } from './sqlite-worker.ts'
+import type { PlantStore, RowResult, StoredPlant } from './store.ts'
 
 // The event loop's end of the SQLite store: the connection itself lives in a worker thread
 // (sqlite-worker.ts), so a slow disk delays commits, never the other requests. A worker that dies

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { redactUrl } from '../config/redact.js'
+import { redactUrl } from '../config/redact.ts'
 
 // A store is named by a URL, as DATABASE_URL names it: sqlite:<path> for the embedded store (the
 // path relative to the working directory), postgres:// or postgresql:// for PostgreSQL.

@@ -6,15 +6,15 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import t from 'tap'
-import { CopyInputError, copyStore } from '../../src/store/copy.js'
-import { openSnapshot } from '../../src/store/snapshot.js'
-import { openStore } from '../../src/store/open.js'
-import type { StoredPlant } from '../../src/store/store.js'
-import { spawnGroup } from '../helpers/children.js'
-import { parseStoreUrl } from '../../src/store/url.js'
-import { bulkSqliteStore } from '../helpers/bulk-store.js'
-import { freshDatabaseUrl } from '../helpers/postgres.js'
-import { postPlant, runTs, startServer } from '../helpers/server-process.js'
+import { CopyInputError, copyStore } from '../../src/store/copy.ts'
+import { openSnapshot } from '../../src/store/snapshot.ts'
+import { openStore } from '../../src/store/open.ts'
+import type { StoredPlant } from '../../src/store/store.ts'
+import { spawnGroup } from '../helpers/children.ts'
+import { parseStoreUrl } from '../../src/store/url.ts'
+import { bulkSqliteStore } from '../helpers/bulk-store.ts'
+import { freshDatabaseUrl } from '../helpers/postgres.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // npm run copy-store, as an operator runs it: the command as a real process, between real
 // SQLite files and the embedded PostgreSQL.
@@ -26,7 +26,7 @@ interface Run { code: number | null, stdout: string, stderr: string }
 
 /** Starts the command; `done` resolves with its exit code and output. */
 function startCopy (...args: string[]) {
-  const child = spawnGroup(process.execPath, [...runTs.args, join(root, 'src/cli/copy-store.ts'), ...args], { env: { ...process.env, ...runTs.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawnGroup(process.execPath, [join(root, 'src/cli/copy-store.ts'), ...args], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => { stdout += chunk })

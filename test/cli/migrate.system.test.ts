@@ -4,15 +4,14 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import t from 'tap'
-import { freshDatabaseUrl } from '../helpers/postgres.js'
-import { runTs } from '../helpers/server-process.js'
+import { freshDatabaseUrl } from '../helpers/postgres.ts'
 
 // npm run migrate, as an operator runs it before a rollout: the command as a real process.
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
 t.test('npm run migrate applies the migrations without starting the server', async (t) => {
-  const migrate = (databaseUrl: string, env: Record<string, string> = {}) => spawnSync(process.execPath, [...runTs.args, join(root, 'src/cli/migrate.ts')], {
-    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...runTs.env, ...env }
+  const migrate = (databaseUrl: string, env: Record<string, string> = {}) => spawnSync(process.execPath, [join(root, 'src/cli/migrate.ts')], {
+    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...env }
   })
   const url = await freshDatabaseUrl()
   const first = migrate(url)

@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { runTs } from '../helpers/server-process.js'
 
 // The image's entry point (src/cli/roles.ts), as a process: a role runs its command with the
 // arguments after its name; anything else is refused with the usage. The image's suite runs it
 // in the image (npm run test:image), serving and migrating too.
 const roles = fileURLToPath(new URL('../../src/cli/roles.ts', import.meta.url))
-const run = (...args: string[]) => spawnSync(process.execPath, [...runTs.args, roles, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, PORT: '8081', ...runTs.env } })
+const run = (...args: string[]) => spawnSync(process.execPath, [roles, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, PORT: '8081' } })
 
 t.test('a role runs its command, with its own arguments', async (t) => {
   const config = run('config')

@@ -8,10 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { load } from 'js-yaml'
-import { freePort } from '../helpers/embedded-postgres.js'
-import { logExcerpt } from '../helpers/log-file.js'
-import { answering, HARDENED, IMAGE, logsOf, podman, podmanLater, startContainer } from '../helpers/podman.js'
-import { sql, startPostgres } from '../helpers/postgres.js'
+import { freePort } from '../helpers/embedded-postgres.ts'
+import { logExcerpt } from '../helpers/log-file.ts'
+import { answering, HARDENED, IMAGE, logsOf, podman, podmanLater, startContainer } from '../helpers/podman.ts'
+import { sql, startPostgres } from '../helpers/postgres.ts'
 
 // npm run test:image: the image as operators run it, by running it (podman, as root here; CI runs
 // this file once, not per Node line). Built by npm run image twice, to the same digest; then run

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url'
 import jsonPatch from 'fast-json-patch'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
-import { SECTIONS } from '../../src/config.js'
-import { fileOf } from '../../src/config/load.js'
+import { SECTIONS } from '../../src/config.ts'
+import { fileOf } from '../../src/config/load.ts'
 
 // deploy/kubernetes, checked offline as an API server would take it: each kustomization built
 // (its resources, JSON patches and labels; a field this build does not know fails the test), each

@@ -3,12 +3,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
-import { builtBundle } from '../helpers/bundle.js'
-import { freePort } from '../helpers/embedded-postgres.js'
-import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
-import { startReceiver } from '../helpers/otlp-receiver.js'
-import { dashboardQueries, needsPrometheus, startPrometheus } from '../helpers/prometheus.js'
-import { postPlant, startServer } from '../helpers/server-process.js'
+import { builtBundle } from '../helpers/bundle.ts'
+import { freePort } from '../helpers/embedded-postgres.ts'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.ts'
+import { startReceiver } from '../helpers/otlp-receiver.ts'
+import { dashboardQueries, needsPrometheus, startPrometheus } from '../helpers/prometheus.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // The rules and the dashboard of deploy/monitoring/ against a real Prometheus, scraping the service
 // (the bundle, as npm start runs it) every second with the docs' own scrape config, and evaluating

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse, stringify } from 'yaml'
-import { DASHBOARD, dashboardQueries, needsPrometheus, promtool } from '../helpers/prometheus.js'
+import { DASHBOARD, dashboardQueries, needsPrometheus, promtool } from '../helpers/prometheus.ts'
 
 // deploy/monitoring/, offline: the rules pass promtool's check, and its unit tests
 // (test/deploy/alerts/) fire every alert on the series that should fire it and keep it quiet on a

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { AUTH, buildTestApp, openStoreOf, post, testConfig, assertError } from '../helpers/app.js'
+import { AUTH, buildTestApp, openStoreOf, post, testConfig, assertError } from '../helpers/app.ts'
 
 t.test('creates a plant and answers it without its id', async (t) => {
   const config = await testConfig(t)

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
-import { migrate } from '../../src/store/sqlite-schema.js'
-import type { StoredPlant } from '../../src/store/store.js'
+import { migrate } from '../../src/store/sqlite-schema.ts'
+import type { StoredPlant } from '../../src/store/store.ts'
 
 /**
  * A SQLite store of `count` plants, `plant(i)` for i from 0, made with the store's own migrations

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { nodeCommandOf, type NodeCommand } from './npm-script.js'
+import { nodeCommandOf, type NodeCommand } from './npm-script.ts'
 
 // The service as `npm start` runs it: the bundle `npm run build` makes in dist/bundle/. Test files
 // that run it (in parallel, each in its own process) share one build: it is made again only when

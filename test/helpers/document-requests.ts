@@ -1,11 +1,11 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import type { OpenApiDocument } from '../../src/openapi/document.js'
-import type { MediaSpec, ParameterSpec, ResponseSpec, RouteSpec } from '../../src/openapi/routes.js'
-import { documentPattern } from '../../src/openapi/patterns.js'
-import { validSample } from '../../src/openapi/samples.js'
-import { derefSchema, standaloneSchema } from '../../src/openapi/schema.js'
-import { createValidators } from '../../src/openapi/validation.js'
+import type { OpenApiDocument } from '../../src/openapi/document.ts'
+import type { MediaSpec, ParameterSpec, ResponseSpec, RouteSpec } from '../../src/openapi/routes.ts'
+import { documentPattern } from '../../src/openapi/patterns.ts'
+import { validSample } from '../../src/openapi/samples.ts'
+import { derefSchema, standaloneSchema } from '../../src/openapi/schema.ts'
+import { createValidators } from '../../src/openapi/validation.ts'
 
 // Requests made from an OpenAPI document, as a client that read it would send them, and a judge
 // of the answers: the tests of the mock on ReadMe's example documents, and the corpus run that sets

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
-import { openStore } from '../../src/store/open.js'
-import { waitUntil } from './proc.js'
-import { postPlant } from './server-process.js'
+import { openStore } from '../../src/store/open.ts'
+import { waitUntil } from './proc.ts'
+import { postPlant } from './server-process.ts'
 
 // What the crash and power-loss tests share: concurrent creates whose acknowledgements are
 // recorded, and the checks that every acknowledged plant survived.

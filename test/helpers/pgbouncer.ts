@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { killGroup, spawnGroup } from './children.js'
-import { accepting, freePort, postgresUser } from './embedded-postgres.js'
-import { logExcerpt } from './log-file.js'
+import { killGroup, spawnGroup } from './children.ts'
+import { accepting, freePort, postgresUser } from './embedded-postgres.ts'
+import { logExcerpt } from './log-file.ts'
 
 // Debian's PgBouncer in front of a test's (or the bench's) PostgreSQL, in transaction pooling, as
 // platforms run it: each transaction gets any server connection, and startup options are refused.

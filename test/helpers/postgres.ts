@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'
-import { startEmbeddedPostgres, type EmbeddedOptions, type EmbeddedServer } from './embedded-postgres.js'
+import { startEmbeddedPostgres, type EmbeddedOptions, type EmbeddedServer } from './embedded-postgres.ts'
 
 // Real PostgreSQL for the tests: PG_TEST_URL when set, or else a throwaway server from the
 // embedded-postgres package, on 127.0.0.1 and a free port, always stopped when the file ends.

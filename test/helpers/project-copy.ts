@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
-import { logExcerpt } from './log-file.js'
+import { logExcerpt } from './log-file.ts'
 
 // A copy of this project to do to it what a maintainer does: edit, run its npm scripts, commit.
 const root = fileURLToPath(new URL('../../', import.meta.url))

@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 import { stringify } from 'yaml'
-import { killGroup, spawnGroup } from './children.js'
-import { freePort } from './embedded-postgres.js'
-import { logExcerpt } from './log-file.js'
+import { killGroup, spawnGroup } from './children.ts'
+import { freePort } from './embedded-postgres.ts'
+import { logExcerpt } from './log-file.ts'
 
 // Debian's Prometheus and promtool (package prometheus, which npm test's pretest installs), for the
 // tests of the rules and the dashboard under deploy/monitoring/.

@@ -1,29 +1,20 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
-import { killGroup, spawnGroup } from './children.js'
-import { logExcerpt } from './log-file.js'
-import type { NodeCommand } from './npm-script.js'
+import { killGroup, spawnGroup } from './children.ts'
+import { logExcerpt } from './log-file.ts'
+import type { NodeCommand } from './npm-script.ts'
 
 // The service as a real process, as an operator runs it.
 const root = fileURLToPath(new URL('../../', import.meta.url))
 // Seconds under a loaded CI; never a minute.
 const START_TIMEOUT_MS = 60_000
 
-// Under tap, a TypeScript child runs on the tests' own loader: coverage from every process is
-// merged per file before source maps apply, so a second transpiler (tsx, which also joins
-// lines) would garble the figures. Outside tap, tsx.
-const tapLoader = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'))
-/** Node arguments and environment that run a TypeScript file of this project in a child process. */
-export const runTs: NodeCommand = tapLoader.length > 0
-  ? { args: [...tapLoader, '--enable-source-maps'], env: { TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: join(root, 'tsconfig.json') } }
-  : { args: ['--import', 'tsx'], env: {} }
-
 /** The service from its source; `script` names another way to run it (an npm script's, nodeCommandOf): its variables, and Node's arguments after its own flags. */
-export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir(), nodeArgs: string[] = [], script: NodeCommand = { env: runTs.env, args: [...runTs.args, join(root, 'src/server.ts')] }) {
+export function startServer (t: Test, env: Record<string, string>, cwd: string = t.testdir(), nodeArgs: string[] = [], script: NodeCommand = { env: {}, args: [join(root, 'src/server.ts')] }) {
   const child = spawnGroup(process.execPath, [...nodeArgs, ...script.args], {
     cwd,
-    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...runTs.env, ...script.env, ...env },
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...script.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let stdout = ''

@@ -2,7 +2,7 @@
 // on standard output: for tests that fault its disk with strace, as they do the service's.
 // Usage: store-process.ts DATABASE_URL STORE_TIMEOUT_MS
 import { createInterface } from 'node:readline'
-import { openStore } from '../../src/store/open.js'
+import { openStore } from '../../src/store/open.ts'
 
 const store = await openStore(process.argv[2], { pgPoolSize: 2, timeoutMs: Number(process.argv[3]) })
 const answer = (line: object): void => { process.stdout.write(JSON.stringify(line) + '\n') }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
-import type { Receiver } from './otlp-receiver.js'
-import { startServer } from './server-process.js'
+import type { Receiver } from './otlp-receiver.ts'
+import { startServer } from './server-process.ts'
 
 // The service as the tracing tests run it: a real process, configured by the SDK's own OTEL_*
 // variables, exporting over OTLP/HTTP to a receiver the test runs.

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from '../helpers/browser.js'
-import { buildTestApp, testConfig, TOKEN } from '../helpers/app.js'
+import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from '../helpers/browser.ts'
+import { buildTestApp, testConfig, TOKEN } from '../helpers/app.ts'
 
 // A web app on another origin calls the API from a real browser: a page served from a second
 // port on 127.0.0.1 posts a plant with fetch and a bearer token. The browser enforces CORS.

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertError, AUTH, buildTestApp, captureLog, dropPlantsTable, openStoreOf, post, testConfig } from '../helpers/app.js'
+import { assertError, AUTH, buildTestApp, captureLog, dropPlantsTable, openStoreOf, post, testConfig } from '../helpers/app.ts'
 
 t.test('validation failures name the offending field', async (t) => {
   const config = await testConfig(t)

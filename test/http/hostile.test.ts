@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { standaloneSchema } from '../../src/openapi/routes.js'
-import { assertError, AUTH, buildTestApp, document, openStoreOf, post, testConfig } from '../helpers/app.js'
+import { standaloneSchema } from '../../src/openapi/routes.ts'
+import { assertError, AUTH, buildTestApp, document, openStoreOf, post, testConfig } from '../helpers/app.ts'
 
 // Hostile input, generated from the document's own NewPlant schema: every valid body is stored
 // exactly as sent (or is a replay, or a conflict, as a model of the store predicts); every

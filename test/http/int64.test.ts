@@ -1,7 +1,7 @@
 import t from 'tap'
-import { exactNumber, parseJsonBody } from '../../src/http/json-body.js'
-import { assertError, buildTestApp, openStoreOf, testConfig, TOKEN } from '../helpers/app.js'
-import { postPlant } from '../helpers/server-process.js'
+import { exactNumber, parseJsonBody } from '../../src/http/json-body.ts'
+import { assertError, buildTestApp, openStoreOf, testConfig, TOKEN } from '../helpers/app.ts'
+import { postPlant } from '../helpers/server-process.ts'
 
 // Ids travel as raw JSON text: JSON.stringify would round them before they leave.
 const body = (id: string, name = 'Fern') => `{"id":${id},"name":"${name}"}`

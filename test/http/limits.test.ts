@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { assertError, buildTestApp, post, testConfig, TOKEN } from '../helpers/app.js'
+import { assertError, buildTestApp, post, testConfig, TOKEN } from '../helpers/app.ts'
 
 // Each resource limit: its knob, its default (see config.test.ts), and what a client sees.
 

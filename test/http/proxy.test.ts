@@ -1,6 +1,6 @@
 import t from 'tap'
-import { loadConfig } from '../../src/config.js'
-import { buildTestApp, captureLog, testConfig } from '../helpers/app.js'
+import { loadConfig } from '../../src/config.ts'
+import { buildTestApp, captureLog, testConfig } from '../helpers/app.ts'
 
 // Behind a TLS-terminating proxy, the document advertises the address clients use, and the logs
 // show the client; without TRUST_PROXY, forwarded headers are anyone's to send, and are ignored.

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { echo, engineApp } from '../helpers/engine.js'
+import { echo, engineApp } from '../helpers/engine.ts'
 
 // Request bodies of every common media type, each chosen by Content-Type among those the operation
 // declares (ranges included), read as its type says and checked by its schema: JSON and +json,

@@ -1,7 +1,7 @@
 import { dump } from 'js-yaml'
 import t from 'tap'
-import { routesFromDocument } from '../../src/openapi/routes.js'
-import { AUTH, buildTestApp, document, dropPlantsTable, exampleUrl, post, testConfig } from '../helpers/app.js'
+import { routesFromDocument } from '../../src/openapi/routes.ts'
+import { AUTH, buildTestApp, document, dropPlantsTable, exampleUrl, post, testConfig } from '../helpers/app.ts'
 
 // A deprecated operation says so on every answer, as the document says it: RFC 9745's
 // Deprecation (since x-deprecated-at) and RFC 8594's Sunset (x-sunset).

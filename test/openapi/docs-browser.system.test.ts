@@ -3,9 +3,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Locator, Page } from 'playwright-core'
 import t from 'tap'
-import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from '../helpers/browser.js'
-import { buildTestApp, document, testConfig, TOKEN } from '../helpers/app.js'
-import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
+import { browserAvailable, launchBrowser, pageOnAnotherOrigin } from '../helpers/browser.ts'
+import { buildTestApp, document, testConfig, TOKEN } from '../helpers/app.ts'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.ts'
 
 // /docs for a person, in a real browser.
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { parse } from 'yaml'
-import { buildTestApp, document, documentText } from '../helpers/app.js'
+import { buildTestApp, document, documentText } from '../helpers/app.ts'
 
 const withoutServers = ({ servers: _servers, ...rest }: any) => rest
 

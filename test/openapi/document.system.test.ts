@@ -3,10 +3,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { dump } from 'js-yaml'
-import { builtBundle } from '../helpers/bundle.js'
-import { document as plantStore } from '../helpers/app.js'
-import { runTs, startServer, postPlant } from '../helpers/server-process.js'
-import { splitDocument } from '../helpers/split-document.js'
+import { builtBundle } from '../helpers/bundle.ts'
+import { document as plantStore } from '../helpers/app.ts'
+import { startServer, postPlant } from '../helpers/server-process.ts'
+import { splitDocument } from '../helpers/split-document.ts'
 
 // The service and the mock as processes, on documents of a test's own: the service reads
 // openapi.yaml beside its source, so each case runs a copy of the source beside its document.
@@ -23,7 +23,7 @@ function serviceWith (t: Test, write: (dir: string) => void) {
   for (const linked of ['node_modules', 'generated']) symlinkSync(join(root, linked), join(dir, linked))
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'))
   write(dir)
-  return startServer(t, { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, 'plants.db')}` }, dir, [], { env: runTs.env, args: [...runTs.args, join(dir, 'src/server.ts')] })
+  return startServer(t, { API_TOKENS: TOKEN, DATABASE_URL: `sqlite:${join(dir, 'plants.db')}` }, dir, [], { env: {}, args: [join(dir, 'src/server.ts')] })
 }
 
 t.test('the service refuses a document it cannot serve: one line naming the file and the place, exit 1', async (t) => {

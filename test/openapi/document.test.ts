@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { dump } from 'js-yaml'
-import { loadDocument, prebundle } from '../../src/openapi/document.js'
-import { document as plantStore } from '../helpers/app.js'
-import { splitDocument } from '../helpers/split-document.js'
+import { loadDocument, prebundle } from '../../src/openapi/document.ts'
+import { document as plantStore } from '../helpers/app.ts'
+import { splitDocument } from '../helpers/split-document.ts'
 
 // Reading a document: OpenAPI 3.0 or 3.1, YAML or JSON, one file or several. What cannot be read
 // stops with one message naming the file and the JSON pointer.

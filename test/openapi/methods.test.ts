@@ -1,7 +1,7 @@
 import t from 'tap'
-import { allowedMethods } from '../../src/openapi/methods.js'
-import { routesFromDocument } from '../../src/openapi/routes.js'
-import { assertError, buildTestApp, document, exampleUrl } from '../helpers/app.js'
+import { allowedMethods } from '../../src/openapi/methods.ts'
+import { routesFromDocument } from '../../src/openapi/routes.ts'
+import { assertError, buildTestApp, document, exampleUrl } from '../helpers/app.ts'
 
 // A declared path with an undeclared method: 405 with Allow, over real HTTP. The lists come from
 // the document, so this test's expectations do too, whatever operations it holds.

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { buildMock } from '../../src/cli/mock-app.js'
-import { loadConfig } from '../../src/config.js'
-import { captureLog } from '../helpers/app.js'
+import { buildMock } from '../../src/cli/mock-app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { captureLog } from '../helpers/app.ts'
 
 // The mock (npm run mock): every operation answered from its document, as Prism answers: the
 // first success, or the status `Prefer: code=` asks for; the example a media type gives, or the

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { echo, engineApp } from '../helpers/engine.js'
+import { echo, engineApp } from '../helpers/engine.ts'
 
 // Parameters in every location and style (OpenAPI's "style values" table), read into the values
 // their schemas describe before the handler sees them: a list of one where a list is declared,

@@ -3,11 +3,11 @@ import { dirname, join, relative } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { buildMock } from '../../src/cli/mock-app.js'
-import { loadConfig } from '../../src/config.js'
-import { loadDocument, type LoadedDocument } from '../../src/openapi/document.js'
-import { invalidRequests, judgeAnswer, Unbuildable, validRequest } from '../helpers/document-requests.js'
-import { splitDocument } from '../helpers/split-document.js'
+import { buildMock } from '../../src/cli/mock-app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { loadDocument, type LoadedDocument } from '../../src/openapi/document.ts'
+import { invalidRequests, judgeAnswer, Unbuildable, validRequest } from '../helpers/document-requests.ts'
+import { splitDocument } from '../helpers/split-document.ts'
 
 // ReadMe's example documents (@readme/oas-examples, its OpenAPI 3.0 and 3.1 folders), written to
 // show what OpenAPI can say, each booted in the mock: every operation is served, or left out for a

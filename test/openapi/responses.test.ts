@@ -1,6 +1,6 @@
 import t from 'tap'
-import { captureLog } from '../helpers/app.js'
-import { engineApp } from '../helpers/engine.js'
+import { captureLog } from '../helpers/app.ts'
+import { engineApp } from '../helpers/engine.ts'
 
 // Answers as the document says them: the media type the client's Accept prefers among those an
 // answer declares (406 when it takes none of them, before the handler runs, where the operation

@@ -1,14 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
-import { bearerGuard } from '../../src/security/auth.js'
-import { errorHandler, plainError } from '../../src/http/error-handler.js'
-import { registerRoutes } from '../../src/openapi/register.js'
-import { routeList, routesFromDocument, standaloneSchema } from '../../src/openapi/routes.js'
-import { bodyParsers } from '../../src/openapi/bodies.js'
-import { lazySerializerCompiler } from '../../src/openapi/serialization.js'
-import { createValidators } from '../../src/openapi/validation.js'
-import { TokenSet } from '../../src/security/tokens.js'
-import { AUTH, TOKEN } from '../helpers/app.js'
+import { bearerGuard } from '../../src/security/auth.ts'
+import { errorHandler, plainError } from '../../src/http/error-handler.ts'
+import { registerRoutes } from '../../src/openapi/register.ts'
+import { routeList, routesFromDocument, standaloneSchema } from '../../src/openapi/routes.ts'
+import { bodyParsers } from '../../src/openapi/bodies.ts'
+import { lazySerializerCompiler } from '../../src/openapi/serialization.ts'
+import { createValidators } from '../../src/openapi/validation.ts'
+import { TokenSet } from '../../src/security/tokens.ts'
+import { AUTH, TOKEN } from '../helpers/app.ts'
 
 // A document that grows beyond ours: path, query and header parameters, $refs to
 // parameters, bodies, responses and recursive schemas, and per-operation security.

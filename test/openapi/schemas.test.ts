@@ -1,5 +1,5 @@
 import t from 'tap'
-import { echo, engineApp } from '../helpers/engine.js'
+import { echo, engineApp } from '../helpers/engine.ts'
 
 // Schemas as documents write them: a discriminated oneOf checked against the branch its property
 // chooses, and named in the 400; the formats OpenAPI names; a 3.0 document meaning what 3.0 says

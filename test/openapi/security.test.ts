@@ -1,7 +1,7 @@
 import t from 'tap'
-import { InsufficientScopeError, MissingCredentialsError, UnauthorizedError } from '../../src/errors.js'
-import type { Checks } from '../../src/openapi/security.js'
-import { engineApp } from '../helpers/engine.js'
+import { InsufficientScopeError, MissingCredentialsError, UnauthorizedError } from '../../src/errors.ts'
+import type { Checks } from '../../src/openapi/security.ts'
+import { engineApp } from '../helpers/engine.ts'
 
 // Security as the document says it: alternatives (any one will do) of requirements (all of their
 // schemes), each scheme checked by the check bound to its kind. The mock's checks look at presence

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildTestApp, captureLog, testConfig, TOKEN } from '../helpers/app.js'
+import { buildTestApp, captureLog, testConfig, TOKEN } from '../helpers/app.ts'
 
 // What an operator reads: one JSON line per request, keyed by a request id that follows the
 // request from the client or load balancer, over real HTTP.

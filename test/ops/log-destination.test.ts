@@ -1,7 +1,7 @@
 import { openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { LOG_BUFFER_BYTES, logDestination } from '../../src/ops/log-destination.js'
+import { LOG_BUFFER_BYTES, logDestination } from '../../src/ops/log-destination.ts'
 
 // The buffer itself, on a real file: what is written when. Each step below runs synchronously,
 // so the second-long flush timer cannot run in between. The process test

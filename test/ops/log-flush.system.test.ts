@@ -1,8 +1,8 @@
 import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { LOG_BUFFER_BYTES } from '../../src/ops/log-destination.js'
-import { postPlant, startServer } from '../helpers/server-process.js'
+import { LOG_BUFFER_BYTES } from '../../src/ops/log-destination.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // The access lines are buffered (ops/log-destination.ts): every way the service ends but a
 // SIGKILL still writes every line, and a SIGKILL loses at most the buffer.

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import t from 'tap'
-import { freePort } from '../helpers/embedded-postgres.js'
-import { postPlant, startServer } from '../helpers/server-process.js'
+import { freePort } from '../helpers/embedded-postgres.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // The metrics listener of the service as a process (the in-process counts: metrics.test.ts).
 

@@ -1,9 +1,9 @@
 import { totalmem } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import t from 'tap'
-import { freePort } from '../helpers/embedded-postgres.js'
-import { buildTestApp, testConfig, TOKEN } from '../helpers/app.js'
-import { postPlant } from '../helpers/server-process.js'
+import { freePort } from '../helpers/embedded-postgres.ts'
+import { buildTestApp, testConfig, TOKEN } from '../helpers/app.ts'
+import { postPlant } from '../helpers/server-process.ts'
 
 // Prometheus metrics on a listener of their own: exact counts after a known mix of answers.
 

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { loadConfig } from '../../src/config.js'
-import { assertError, buildTestApp, post, TOKEN } from '../helpers/app.js'
-import { startPostgres } from '../helpers/postgres.js'
+import { loadConfig } from '../../src/config.ts'
+import { assertError, buildTestApp, post, TOKEN } from '../helpers/app.ts'
+import { startPostgres } from '../helpers/postgres.ts'
 
 // The test's own PostgreSQL, which it stops and starts under a running app.
 t.test('/readyz and the API follow the database down and back up, by themselves', async (t) => {

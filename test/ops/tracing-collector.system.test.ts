@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { freePort } from '../helpers/embedded-postgres.js'
-import { startReceiver } from '../helpers/otlp-receiver.js'
-import { tracedService } from '../helpers/traced-service.js'
+import { freePort } from '../helpers/embedded-postgres.ts'
+import { startReceiver } from '../helpers/otlp-receiver.ts'
+import { tracedService } from '../helpers/traced-service.ts'
 
 // Traces when the collector fails: down, or hanging. The service as a real process, exporting to
 // a receiver the test runs (test/ops/tracing.system.test.ts has what a trace holds).

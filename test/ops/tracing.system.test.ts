@@ -3,9 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { ROOT_CONTEXT } from '@opentelemetry/api'
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace'
 import t from 'tap'
-import { startReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js'
-import { freshDatabaseUrl } from '../helpers/postgres.js'
-import { SECRET_NAME, TOKEN, tracedService } from '../helpers/traced-service.js'
+import { startReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts'
+import { freshDatabaseUrl } from '../helpers/postgres.ts'
+import { SECRET_NAME, TOKEN, tracedService } from '../helpers/traced-service.ts'
 
 // Traces, as an operator whose platform collects OpenTelemetry gets them: the service as a real
 // process, configured by the SDK's own OTEL_* variables, exporting over OTLP/HTTP to a receiver

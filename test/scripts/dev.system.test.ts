@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { childrenOf, waitFor } from '../helpers/proc.js'
-import { killGroup, spawnGroup } from '../helpers/children.js'
-import { splitDocument } from '../helpers/split-document.js'
-import { loadDocument } from '../../src/openapi/document.js'
+import { childrenOf, waitFor } from '../helpers/proc.ts'
+import { killGroup, spawnGroup } from '../helpers/children.ts'
+import { splitDocument } from '../helpers/split-document.ts'
+import { loadDocument } from '../../src/openapi/document.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 

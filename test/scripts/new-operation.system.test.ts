@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { addChangelogEntry, copyOfProject, run, succeeds } from '../helpers/project-copy.js'
+import { addChangelogEntry, copyOfProject, run, succeeds } from '../helpers/project-copy.ts'
 
 // It runs npm's checks and the derived tests in a copy of the project: past tap's 120 s a file
 // on a slow machine (seen in CI), so it has five minutes.
@@ -92,8 +92,8 @@ const NOT_FOUND = `    NotFound:
           schema:
             $ref: '#/components/schemas/Error'
 `
-const HANDLER = `import type { Handler } from '../openapi/handler-types.js'
-import type { PlantStore } from '../store/store.js'
+const HANDLER = `import type { Handler } from '../openapi/handler-types.ts'
+import type { PlantStore } from '../store/store.ts'
 
 export function getPlant (store: PlantStore): Handler<'getPlant'> {
   return async ({ params }) => {
@@ -104,7 +104,7 @@ export function getPlant (store: PlantStore): Handler<'getPlant'> {
 }
 `
 const HANDLER_TEST = `import t from 'tap'
-import { AUTH, assertError, buildTestApp, post } from '../helpers/app.js'
+import { AUTH, assertError, buildTestApp, post } from '../helpers/app.ts'
 
 t.test('a stored plant is read back; another id is a 404; a token is needed', async (t) => {
   const app = await buildTestApp(t)
@@ -143,7 +143,7 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
   writeFileSync(file('src/handlers/get-plant.ts'), HANDLER)
   const index = readFileSync(file('src/handlers/index.ts'), 'utf8')
   writeFileSync(file('src/handlers/index.ts'), index
-    .replace("import { createPlant } from './create-plant.js'", "import { createPlant } from './create-plant.js'\nimport { getPlant } from './get-plant.js'")
+    .replace("import { createPlant } from './create-plant.ts'", "import { createPlant } from './create-plant.ts'\nimport { getPlant } from './get-plant.ts'")
     .replace('createPlant: createPlant(store)', 'createPlant: createPlant(store),\n    getPlant: getPlant(store)'))
   writeFileSync(file('test/handlers/get-plant.test.ts'), HANDLER_TEST)
   const entry = npm('run', '--silent', 'api:changelog')

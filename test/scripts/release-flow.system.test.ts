@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import semver from 'semver'
-import { releasesIn, versionOf } from '../../scripts/api/history.js'
-import { addChangelogEntry, copyOfProject, gitIn, run, succeeds, type Step } from '../helpers/project-copy.js'
+import { releasesIn, versionOf } from '../../scripts/api/history.ts'
+import { addChangelogEntry, copyOfProject, gitIn, run, succeeds, type Step } from '../helpers/project-copy.ts'
 
 // It runs npm's scripts many times in a copy of the project: nearly four minutes on an idle
 // 2-core host, past five on a busy one.

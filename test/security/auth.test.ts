@@ -1,6 +1,6 @@
 import t from 'tap'
-import { routesFromDocument } from '../../src/openapi/routes.js'
-import { assertError, buildTestApp, captureLog, document, testConfig, TOKEN } from '../helpers/app.js'
+import { routesFromDocument } from '../../src/openapi/routes.ts'
+import { assertError, buildTestApp, captureLog, document, testConfig, TOKEN } from '../helpers/app.ts'
 
 // Driven by the document: every operation that requires security is checked.
 const guarded = routesFromDocument(document).filter((route) => route.security.length > 0)

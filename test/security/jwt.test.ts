@@ -3,10 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { base64url } from 'jose'
 import t, { type Test } from 'tap'
-import { loadConfig } from '../../src/config.js'
-import { buildApp } from '../../src/app.js'
-import { assertError, buildTestApp, captureLog, freshDatabase, testConfig, TOKEN } from '../helpers/app.js'
-import { AUDIENCE, startBystander, startProvider, type Provider } from '../helpers/identity-provider.js'
+import { loadConfig } from '../../src/config.ts'
+import { buildApp } from '../../src/app.ts'
+import { assertError, buildTestApp, captureLog, freshDatabase, testConfig, TOKEN } from '../helpers/app.ts'
+import { AUDIENCE, startBystander, startProvider, type Provider } from '../helpers/identity-provider.ts'
 
 // Access tokens from an identity provider the test runs itself (discovery and a JWKS on
 // 127.0.0.1), checked beside the static keys through the same bearer guard: what passes, what is

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { assertError, buildTestApp, captureLog, TOKEN, testConfig, type ConfigOverrides } from '../helpers/app.js'
+import { assertError, buildTestApp, captureLog, TOKEN, testConfig, type ConfigOverrides } from '../helpers/app.ts'
 
 // RATE_LIMIT_PER_MINUTE, over real HTTP: each token has its own count; requests with a bad token
 // are counted apart, per client address, so they never spend a good token's quota.

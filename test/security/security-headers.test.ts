@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { connect } from 'node:net'
 import t from 'tap'
-import { buildTestApp, freshDatabase, TOKEN, testConfig } from '../helpers/app.js'
+import { buildTestApp, freshDatabase, TOKEN, testConfig } from '../helpers/app.ts'
 
 // Every kind of answer, over real HTTP, carries the API's security headers (OWASP's REST
 // Security Cheat Sheet); Strict-Transport-Security only when the request came over HTTPS.

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MAX_ENTRIES, TokenCache } from '../../src/security/token-cache.js'
+import { MAX_ENTRIES, TokenCache } from '../../src/security/token-cache.ts'
 
 // The verified-token cache's bounds, with the clock passed in.
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { TokenSet } from '../../src/security/tokens.js'
+import { TokenSet } from '../../src/security/tokens.ts'
 
 t.test('matches exactly one of the tokens, and nothing else', async (t) => {
   const tokens = new TokenSet(['first-token-0123456789', 'second-token-0123456789'])

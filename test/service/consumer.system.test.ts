@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
 import ts from 'typescript'
-import { buildTestApp, openStoreOf, testConfig, TOKEN } from '../helpers/app.js'
+import { buildTestApp, openStoreOf, testConfig, TOKEN } from '../helpers/app.ts'
 
 // The README's "Calling it from a program", run as written against a live instance: the one copy
 // of the consumer's code. Only the address changes, to the instance's; the packages it installs

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { amongCreates, createLog, createUntil, expectConflicts, expectStored } from '../helpers/durability.js'
-import { freshDatabase } from '../helpers/app.js'
-import { startServer } from '../helpers/server-process.js'
+import { amongCreates, createLog, createUntil, expectConflicts, expectStored } from '../helpers/durability.ts'
+import { freshDatabase } from '../helpers/app.ts'
+import { startServer } from '../helpers/server-process.ts'
 
 // A 200 means stored: kill -9 the server at a random moment under concurrent creates, restart it
 // on the same database, and every acknowledged plant must be there. CRASH_ROUNDS sets the kills

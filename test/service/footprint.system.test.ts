@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { AUDIENCE, startProvider } from '../helpers/identity-provider.js'
-import { startReceiver } from '../helpers/otlp-receiver.js'
-import { postPlant, startServer } from '../helpers/server-process.js'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.ts'
+import { startReceiver } from '../helpers/otlp-receiver.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // A feature that is off costs nothing: its modules are not loaded. The service runs as a real
 // process, with a hook that records every module it resolves; each feature's libraries appear

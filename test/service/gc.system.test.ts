@@ -1,7 +1,7 @@
 import t from 'tap'
-import { freshDatabase } from '../helpers/app.js'
-import { builtBundle } from '../helpers/bundle.js'
-import { postPlant, startServer } from '../helpers/server-process.js'
+import { freshDatabase } from '../helpers/app.ts'
+import { builtBundle } from '../helpers/bundle.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // better-sqlite3 12 aborted the process on Node 24.19+ when the garbage collector freed one of its
 // statements: in normal operation, not in a test that failed. So the service runs as a real

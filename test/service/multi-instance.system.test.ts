@@ -1,7 +1,7 @@
 import pg from 'pg'
 import t from 'tap'
-import { freshDatabaseUrl } from '../helpers/postgres.js'
-import { startServer } from '../helpers/server-process.js'
+import { freshDatabaseUrl } from '../helpers/postgres.ts'
+import { startServer } from '../helpers/server-process.ts'
 
 // Two real server processes behind an imaginary load balancer, one PostgreSQL.
 const TOKEN = 'multi-instance-token-0123456789'

@@ -3,12 +3,12 @@ import { chownSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { amongCreates, createLog, createUntil, expectConflicts, expectStored } from '../helpers/durability.js'
-import { postgresUser, startEmbeddedPostgres } from '../helpers/embedded-postgres.js'
-import { findLazyFs, mountLazyFs, type Mount } from '../helpers/lazyfs.js'
-import { waitFor } from '../helpers/proc.js'
-import { startServer } from '../helpers/server-process.js'
-import { spawnGroup } from '../helpers/children.js'
+import { amongCreates, createLog, createUntil, expectConflicts, expectStored } from '../helpers/durability.ts'
+import { postgresUser, startEmbeddedPostgres } from '../helpers/embedded-postgres.ts'
+import { findLazyFs, mountLazyFs, type Mount } from '../helpers/lazyfs.ts'
+import { waitFor } from '../helpers/proc.ts'
+import { startServer } from '../helpers/server-process.ts'
+import { spawnGroup } from '../helpers/children.ts'
 
 // "A 200 means durable", tested against power loss: the database lives on LazyFS, and each round
 // kills it at a random moment under concurrent creates, then drops every write that was not

@@ -3,9 +3,9 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { openStoreOf } from '../helpers/app.js'
-import { waitFor } from '../helpers/proc.js'
-import { postPlant, startServer } from '../helpers/server-process.js'
+import { openStoreOf } from '../helpers/app.ts'
+import { waitFor } from '../helpers/proc.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // SIGTERM under load: answered, refused, exited 0, durable. And the forced exits.
 const TOKEN = 'shutdown-test-token-0123456789'

@@ -3,11 +3,11 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { killGroup, spawnGroup } from '../helpers/children.js'
-import { expectStored } from '../helpers/durability.js'
-import { freshDatabase } from '../helpers/app.js'
-import { startPostgres } from '../helpers/postgres.js'
-import { postPlant, runTs, startServer } from '../helpers/server-process.js'
+import { killGroup, spawnGroup } from '../helpers/children.ts'
+import { expectStored } from '../helpers/durability.ts'
+import { freshDatabase } from '../helpers/app.ts'
+import { startPostgres } from '../helpers/postgres.ts'
+import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // A store that stops answering never stalls the service: the probes and the other requests are
 // answered meanwhile, every create within STORE_TIMEOUT_MS, and the service recovers by itself.
@@ -164,8 +164,8 @@ t.test('a hung PostgreSQL: every create answered within the bound, then recovery
 
 /** The store in a process of its own (helpers/store-process.ts), for strace to fault. */
 async function startStore (t: Test, databaseUrl: string, timeoutMs: number) {
-  const child = spawnGroup(process.execPath, [...runTs.args, fileURLToPath(new URL('../helpers/store-process.ts', import.meta.url)), databaseUrl, String(timeoutMs)], {
-    env: { ...process.env, ...runTs.env },
+  const child = spawnGroup(process.execPath, [fileURLToPath(new URL('../helpers/store-process.ts', import.meta.url)), databaseUrl, String(timeoutMs)], {
+    env: process.env,
     stdio: ['pipe', 'pipe', 'pipe']
   })
   t.teardown(() => { killGroup(child) })

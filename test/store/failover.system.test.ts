@@ -4,9 +4,9 @@ import { createServer, connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { AUTH, buildTestApp, testConfig } from '../helpers/app.js'
-import { freePort, startEmbeddedPostgres } from '../helpers/embedded-postgres.js'
-import { sql, startPostgres } from '../helpers/postgres.js'
+import { AUTH, buildTestApp, testConfig } from '../helpers/app.ts'
+import { freePort, startEmbeddedPostgres } from '../helpers/embedded-postgres.ts'
+import { sql, startPostgres } from '../helpers/postgres.ts'
 
 // An HA cluster failing over under load, as a platform runs one: a primary with a synchronous
 // standby behind one address (a TCP proxy standing for the cluster's), 32 clients creating, the

@@ -1,10 +1,10 @@
 import t from 'tap'
-import { StoreUnavailableError } from '../../src/errors.js'
-import type { StoreObserver } from '../../src/store/group-commit.js'
-import { openStore } from '../../src/store/open.js'
-import type { CreateOutcome, StoredPlant } from '../../src/store/store.js'
-import { freshDatabase, openStoreOf } from '../helpers/app.js'
-import { startPostgres } from '../helpers/postgres.js'
+import { StoreUnavailableError } from '../../src/errors.ts'
+import type { StoreObserver } from '../../src/store/group-commit.ts'
+import { openStore } from '../../src/store/open.ts'
+import type { CreateOutcome, StoredPlant } from '../../src/store/store.ts'
+import { freshDatabase, openStoreOf } from '../helpers/app.ts'
+import { startPostgres } from '../helpers/postgres.ts'
 
 // Group commit on both stores: creates that arrive together are committed together, and answer
 // exactly as they would one at a time.

@@ -1,8 +1,8 @@
 import t from 'tap'
-import { AUTH, buildTestApp, post, testConfig } from '../helpers/app.js'
-import { findPgbouncer, startPgbouncer } from '../helpers/pgbouncer.js'
-import { sql, startPostgres } from '../helpers/postgres.js'
-import { openStore } from '../../src/store/open.js'
+import { AUTH, buildTestApp, post, testConfig } from '../helpers/app.ts'
+import { findPgbouncer, startPgbouncer } from '../helpers/pgbouncer.ts'
+import { sql, startPostgres } from '../helpers/postgres.ts'
+import { openStore } from '../../src/store/open.ts'
 
 // The service directly and through PgBouncer in transaction pooling, with nothing set per
 // session: it migrates (instances at once, once) and serves, and every commit is made with

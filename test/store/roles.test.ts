@@ -1,8 +1,8 @@
 import pg from 'pg'
 import t from 'tap'
-import { migrate, MIGRATIONS } from '../../src/store/postgres.js'
-import { openStore } from '../../src/store/open.js'
-import { freshDatabaseUrl, sql } from '../helpers/postgres.js'
+import { migrate, MIGRATIONS } from '../../src/store/postgres.ts'
+import { openStore } from '../../src/store/open.ts'
+import { freshDatabaseUrl, sql } from '../helpers/postgres.ts'
 
 // PostgreSQL as operators run it: an owner role migrates (npm run migrate), the service serves
 // as a role that may only read and insert, and never runs DDL to start.

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { StoreUnavailableError } from '../../src/errors.js'
-import { openSqliteStore } from '../../src/store/sqlite.js'
-import { assertError, buildTestApp, openStoreOf, post, testConfig } from '../helpers/app.js'
+import { StoreUnavailableError } from '../../src/errors.ts'
+import { openSqliteStore } from '../../src/store/sqlite.ts'
+import { assertError, buildTestApp, openStoreOf, post, testConfig } from '../helpers/app.ts'
 
 // A locked SQLite file: 503 in the Error shape, nothing written, and recovery by itself once the
 // lock is gone. (A dropped PostgreSQL connection is test/ops/readiness.test.ts.)

@@ -1,9 +1,9 @@
 import t from 'tap'
-import type { StoredPlant } from '../../src/store/store.js'
+import type { StoredPlant } from '../../src/store/store.ts'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { openStore } from '../../src/store/open.js'
-import { freshDatabase, openStoreOf } from '../helpers/app.js'
+import { openStore } from '../../src/store/open.ts'
+import { freshDatabase, openStoreOf } from '../helpers/app.ts'
 
 /** Records schema version 99 through the raw driver, as a newer service would. */
 async function bumpSchema (url: string): Promise<void> {

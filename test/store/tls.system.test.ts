@@ -1,9 +1,9 @@
 import pg from 'pg'
 import t from 'tap'
-import { buildTestApp, post, testConfig } from '../helpers/app.js'
-import { makeCertificates } from '../helpers/certificates.js'
-import { postgresUser } from '../helpers/embedded-postgres.js'
-import { startPostgres } from '../helpers/postgres.js'
+import { buildTestApp, post, testConfig } from '../helpers/app.ts'
+import { makeCertificates } from '../helpers/certificates.ts'
+import { postgresUser } from '../helpers/embedded-postgres.ts'
+import { startPostgres } from '../helpers/postgres.ts'
 
 // TLS to PostgreSQL as an operator writes it in DATABASE_URL: sslmode=verify-full with the CA's
 // certificate connects encrypted; a server whose certificate another CA signed, or that answers
