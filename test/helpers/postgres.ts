@@ -8,9 +8,14 @@ import { startEmbeddedPostgres, type EmbeddedOptions, type EmbeddedServer } from
 
 export type TestPostgres = Omit<EmbeddedServer, 'destroy'>
 
-/** A server of the test's own, which it may stop and start; removed when the file ends. */
+/**
+ * A server of the test's own, which it may stop and start; removed when the file ends. It does not
+ * sync (no power is cut under it; a SIGKILL loses nothing still, the OS keeps the pages): then
+ * CREATE DATABASE, which every test's fresh database runs, takes tens of milliseconds, not hundreds.
+ * The power-loss test and the bench start theirs syncing (startEmbeddedPostgres).
+ */
 export async function startPostgres (options: EmbeddedOptions = {}): Promise<TestPostgres> {
-  const server = await startEmbeddedPostgres(options)
+  const server = await startEmbeddedPostgres({ ...options, settings: { fsync: 'off', ...options.settings } })
   t.teardown(server.destroy)
   return server
 }
