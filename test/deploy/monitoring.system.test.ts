@@ -11,18 +11,20 @@ import { dashboardQueries, needsPrometheus, startPrometheus } from '../helpers/p
 import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // The rules and the dashboard of deploy/monitoring/ against a real Prometheus, scraping the service
-// (the bundle, as npm start runs it) every second with the docs' own scrape config, and evaluating
-// the rules every second. Under a light load no alert is pending or firing; creates shed by a tiny
+// (the bundle, as npm start runs it) every half second with the docs' own scrape config, and
+// evaluating the rules as often. Under a light load no alert is pending or firing; creates shed by a tiny
 // MAX_PENDING_CREATES make the error-budget alert pending; every dashboard query returns data
 // while the service is under load; killed, the service's down alerts turn pending. The deadlines
 // bound a hang, with room for a host several times slower; no step is judged by how long it took.
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const TOKEN = 'monitoring-test-token-0123456789abcdef'
-// A deadline for what takes Prometheus a scrape and an evaluation (a second each) here.
+// How often Prometheus scrapes and evaluates here.
+const INTERVAL_MS = 500
+// A deadline for what takes Prometheus a scrape and an evaluation here.
 const SECONDS_OF_PROMETHEUS = 60_000
 // Long enough for the rules to be evaluated a dozen times over the light load.
-const LIGHT_LOAD_MS = 15_000
+const LIGHT_LOAD_MS = 15 * INTERVAL_MS
 // Enough concurrent creates to keep more than MAX_PENDING_CREATES waiting for a commit.
 const SHEDDING_CLIENTS = 64
 const MAX_PENDING_CREATES = 8
@@ -52,14 +54,14 @@ t.test('the rules and the dashboard against a real Prometheus scraping the servi
   const { url } = await server.listening
   const jwt = await provider.mint({ claims: { scope: 'plants:write' } })
 
-  // The docs' config as it is, but every second and on the test's port.
+  // The docs' config as it is, but every half second and on the test's port.
   const config = docsScrapeConfig()
   const [job] = config.scrape_configs
   t.equal(job.job_name, 'plant-store')
   const prometheus = await startPrometheus(t, {
-    global: { scrape_interval: '1s', evaluation_interval: '1s' },
+    global: { scrape_interval: `${INTERVAL_MS}ms`, evaluation_interval: `${INTERVAL_MS}ms` },
     rule_files: [join(root, 'deploy/monitoring/rules.yaml')],
-    scrape_configs: [{ ...job, scrape_interval: '1s', static_configs: [{ targets: [`127.0.0.1:${metricsPort}`] }] }]
+    scrape_configs: [{ ...job, scrape_interval: `${INTERVAL_MS}ms`, static_configs: [{ targets: [`127.0.0.1:${metricsPort}`] }] }]
   })
   await prometheus.until('up{job="plant-store"} == 1', SECONDS_OF_PROMETHEUS)
 
@@ -77,7 +79,7 @@ t.test('the rules and the dashboard against a real Prometheus scraping the servi
 
   // A light load: one client. Some rules read nothing before a scrape has been made, so the window
   // starts two evaluations after the first scrape.
-  const lightFrom = Date.now() / 1000 + 2
+  const lightFrom = (Date.now() + 2 * INTERVAL_MS) / 1000
   const lightEnds = Date.now() + LIGHT_LOAD_MS
   await client(() => Date.now() > lightEnds)
   const lightTo = Date.now() / 1000

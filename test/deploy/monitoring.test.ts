@@ -49,11 +49,13 @@ t.test('promtool test rules: each alert fires on its fault, and stays quiet when
     t.ok(quiet.has(alert), `${alert} is tested quiet`)
   }
 
-  // The tests can fail: the same tests on rules whose page waits for a burn of 50 instead of 14.4.
+  // The tests can fail: the first of slo.yaml's (a burn of 20 pages) on rules whose page waits
+  // for a burn of 50 instead of 14.4.
   const lenient = join(t.testdir(), 'rules.yaml')
   writeFileSync(lenient, readFileSync(RULES, 'utf8').replaceAll('> 14.4 * 0.001', '> 50 * 0.001'))
   const slo = join(t.testdir(), 'slo.yaml')
-  writeFileSync(slo, readFileSync(join(TESTS, 'slo.yaml'), 'utf8').replace('../../../deploy/monitoring/rules.yaml', lenient))
+  const sloTests = parse(readFileSync(join(TESTS, 'slo.yaml'), 'utf8'))
+  writeFileSync(slo, stringify({ ...sloTests, rule_files: [lenient], tests: sloTests.tests.slice(0, 1) }))
   const failed = promtool('test', 'rules', slo)
   t.not(failed.status, 0, 'a rule that no longer fires fails its test')
   t.match(failed.output, 'alertname: PlantStoreErrorBudgetBurn')

@@ -13,9 +13,18 @@ const { config } = ts.readConfigFile(root + 'tsconfig.json', ts.sys.readFile)
 const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root)
 const EXPECT_ERROR = /^\s*\/\/ @ts-expect-error.*\n/gm
 
+// What both compilations read besides the fixtures (the libraries' types, the generated ones), parsed once.
+const parsed = new Map<string, ts.SourceFile | undefined>()
+
 /** The compiler's messages for each fixture, all compiled at once, with or without their @ts-expect-error marks. */
 function diagnostics (files: string[], unmarked: boolean): Map<string, string[]> {
   const host = ts.createCompilerHost(options)
+  const getSourceFile = host.getSourceFile.bind(host)
+  host.getSourceFile = (name, ...rest) => {
+    if (name.startsWith(fixtures)) return getSourceFile(name, ...rest)
+    if (!parsed.has(name)) parsed.set(name, getSourceFile(name, ...rest))
+    return parsed.get(name)
+  }
   const readFile = host.readFile.bind(host)
   host.readFile = (name) => {
     const text = readFile(name)
