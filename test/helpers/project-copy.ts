@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { killGroup, spawnGroup } from './children.ts'
 import { logExcerpt } from './log-file.ts'
 
 // A copy of this project to do to it what a maintainer does: edit, run its npm scripts, commit.
@@ -15,10 +16,25 @@ const childEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(proc
 
 export interface Step { status: number | null, output: string }
 
-/** Runs a command in `cwd` to its end (bounded): its exit status, and its standard error then output. */
-export function run (cwd: string, command: string, ...args: string[]): Step {
-  const result = spawnSync(command, args, { cwd, env: childEnv(), encoding: 'utf8', timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 })
-  return { status: result.status, output: `${result.stderr}${result.stdout}` }
+/**
+ * Runs a command in `cwd` to its end (bounded: past STEP_TIMEOUT_MS its process group is killed):
+ * its exit status, and its standard error then output. Steps that need not wait for each other
+ * may run side by side.
+ */
+export async function run (cwd: string, command: string, ...args: string[]): Promise<Step> {
+  const child = spawnGroup(command, args, { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  const timer = setTimeout(() => killGroup(child), STEP_TIMEOUT_MS)
+  const status = await new Promise<number | null>((resolve) => {
+    child.once('error', (err) => { stderr += err.message })
+    child.once('close', resolve)
+  })
+  clearTimeout(timer)
+  killGroup(child) // what it started and left running
+  return { status, output: `${stderr}${stdout}` }
 }
 
 /** Asserts a step exited 0; a failure's message ends with its output's last lines, and names the file with all of it. */

@@ -121,7 +121,7 @@ t.test('a stored plant is read back; another id is a 404; a token is needed', as
 t.test('adding GET /plants/{id}: the document, one handler, its registration and its test', async (t) => {
   const copy = copyOfProject(t.testdir())
   const file = (path: string) => join(copy, path)
-  const npm = (...args: string[]) => run(copy, 'npm', ...args)
+  const npm = async (...args: string[]) => await run(copy, 'npm', ...args)
 
   // 1. The document: the operation, its 404, and a new minor version.
   let document = readFileSync(file('openapi.yaml'), 'utf8')
@@ -133,9 +133,9 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
   writeFileSync(file('openapi.yaml'), document)
 
   // 2. The types, and the compiler names what is missing.
-  const generated = npm('run', '--silent', 'generate')
+  const generated = await npm('run', '--silent', 'generate')
   succeeds(t, 'npm run generate', generated)
-  const missing = npm('run', '--silent', 'typecheck')
+  const missing = await npm('run', '--silent', 'typecheck')
   t.not(missing.status, 0, 'the compiler fails')
   t.match(missing.output, /src\/handlers\/index\.ts.*Property 'getPlant' is missing/s, 'naming the missing handler')
 
@@ -146,18 +146,17 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
     .replace("import { createPlant } from './create-plant.ts'", "import { createPlant } from './create-plant.ts'\nimport { getPlant } from './get-plant.ts'")
     .replace('createPlant: createPlant(store)', 'createPlant: createPlant(store),\n    getPlant: getPlant(store)'))
   writeFileSync(file('test/handlers/get-plant.test.ts'), HANDLER_TEST)
-  const entry = npm('run', '--silent', 'api:changelog')
+  const entry = await npm('run', '--silent', 'api:changelog')
   succeeds(t, 'npm run api:changelog', entry)
   t.match(entry.output, new RegExp(`^## Plant Store ${version.replaceAll('.', '\\.')}: changes since`))
   t.match(entry.output, /GET \/plants\/\{id\}: endpoint added/)
   addChangelogEntry(copy, entry.output)
 
-  // 4. Nothing else: npm run check and the tests pass.
-  const check = npm('run', 'check')
-  succeeds(t, 'npm run check', check)
+  // 4. Nothing else: npm run check and the tests pass (side by side: neither waits for the other).
   const derived = ['test/handlers/get-plant.test.ts', 'test/handlers/create-plant.test.ts', 'test/http/cors.test.ts', 'test/http/errors.test.ts',
     'test/openapi/methods.test.ts', 'test/openapi/interop.test.ts', 'test/openapi/types.test.ts', 'test/openapi/deprecation.test.ts', 'test/openapi/routes.test.ts']
-  const tests = run(copy, join(copy, 'node_modules/.bin/tap'), '--disable-coverage', '--reporter=tap', ...derived)
+  const [check, tests] = await Promise.all([npm('run', 'check'), run(copy, join(copy, 'node_modules/.bin/tap'), '--disable-coverage', '--reporter=tap', ...derived)])
+  succeeds(t, 'npm run check', check)
   succeeds(t, 'the derived behaviour\'s tests and the new one\'s', tests)
   t.equal(execFileSync('git', ['status', '--porcelain'], { cwd: copy, encoding: 'utf8' }).split('\n').filter(Boolean).sort().join('\n'), [
     ' M docs/api-changelog.md', ' M generated/openapi.d.ts', ' M openapi.yaml', ' M src/handlers/index.ts',

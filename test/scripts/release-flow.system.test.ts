@@ -18,7 +18,7 @@ t.setTimeout(5 * 60_000)
 
 const copy = copyOfProject(t.testdir())
 const git = gitIn(copy)
-const npm = (...args: string[]): Step => run(copy, 'npm', ...args)
+const npm = async (...args: string[]): Promise<Step> => await run(copy, 'npm', ...args)
 const documentPath = join(copy, 'openapi.yaml')
 const start = git('rev-parse', 'HEAD').trim()
 const released = versionOf(readFileSync(documentPath, 'utf8'), 'openapi.yaml')
@@ -48,8 +48,8 @@ function change (version: string, ...edits: Edit[]): void {
 }
 
 /** The README's release step: the changelog's entry for the document's version, on top. */
-function addEntry (t: Test, version: string): string {
-  const entry = npm('run', '--silent', 'api:changelog')
+async function addEntry (t: Test, version: string): Promise<string> {
+  const entry = await npm('run', '--silent', 'api:changelog')
   succeeds(t, 'npm run api:changelog', entry)
   t.match(entry.output, new RegExp(`^## Plant Store ${version.replaceAll('.', '\\.')}: changes since`), 'the entry names the version being made')
   addChangelogEntry(copy, entry.output)
@@ -57,11 +57,11 @@ function addEntry (t: Test, version: string): string {
 }
 
 /** The contract gate (npm run api:compat, which npm run check runs) before committing and after: the same exit status and message. */
-function gateBeforeAndAfterCommit (t: Test): { before: Step, after: Step } {
-  const before = npm('run', 'api:compat')
+async function gateBeforeAndAfterCommit (t: Test): Promise<{ before: Step, after: Step }> {
+  const before = await npm('run', 'api:compat')
   git('add', '-A')
   git('commit', '-q', '-m', 'release')
-  const after = npm('run', 'api:compat')
+  const after = await npm('run', 'api:compat')
   const verdict = (step: Step) => /^openapi\.yaml \([^\n]*$|^info\.version[^\n]*$/m.exec(step.output)?.[0]
   t.equal(after.status, before.status, 'the same exit status, committed or not')
   t.ok(verdict(before), 'the gate gave a verdict')
@@ -87,9 +87,9 @@ function namesRelease (t: Test, output: string, version: string): void {
 t.test(`a breaking change with the next major version (${major}), over the drafts in the history`, async (t) => {
   t.comment(`drafts of ${major} in the history: ${drafts(major).join(', ') || 'none'}`)
   change(major, breaking)
-  succeeds(t, 'npm run generate', npm('run', '--silent', 'generate'))
-  addEntry(t, major)
-  const { before, after } = gateBeforeAndAfterCommit(t)
+  succeeds(t, 'npm run generate', await npm('run', '--silent', 'generate'))
+  await addEntry(t, major)
+  const { before, after } = await gateBeforeAndAfterCommit(t)
   succeeds(t, 'npm run api:compat, before committing', before)
   succeeds(t, 'npm run api:compat, committed', after)
   namesRelease(t, before.output, released)
@@ -99,20 +99,20 @@ t.test(`a breaking change with the next major version (${major}), over the draft
   // The next addition on the new major line is judged against it, over the drafts of that number too.
   const next = semver.inc(major, 'minor')!
   writeFileSync(documentPath, addition(readFileSync(documentPath, 'utf8')).replace(/^ {2}version: .*$/m, `  version: ${next}`))
-  addEntry(t, next)
-  const added = gateBeforeAndAfterCommit(t)
+  await addEntry(t, next)
+  const added = await gateBeforeAndAfterCommit(t)
   succeeds(t, `the addition in ${next}`, added.before)
   namesRelease(t, added.before.output, major)
 })
 
 t.test(`an addition with the next minor version (${minor})`, async (t) => {
   change(released, addition)
-  const unbumped = npm('run', 'api:compat')
+  const unbumped = await npm('run', 'api:compat')
   t.equal(unbumped.status, 1, 'without the bump, it fails')
   t.match(unbumped.output, `make info.version ${minor} (a new minor version) and put what \`npm run --silent api:changelog\` prints at the top of docs/api-changelog.md`)
   change(minor, addition)
-  addEntry(t, minor)
-  const { before } = gateBeforeAndAfterCommit(t)
+  await addEntry(t, minor)
+  const { before } = await gateBeforeAndAfterCommit(t)
   succeeds(t, 'npm run api:compat', before)
   namesRelease(t, before.output, released)
 })
@@ -120,22 +120,22 @@ t.test(`an addition with the next minor version (${minor})`, async (t) => {
 t.test('a patch that changes only descriptions', async (t) => {
   const patch = semver.inc(released, 'patch')!
   change(patch, documentation)
-  const entry = addEntry(t, patch)
+  const entry = await addEntry(t, patch)
   t.match(entry, /### Breaking\n\nNone\.\n\n### Additions and other compatible changes\n\nNone\.\n\n### Documentation\n\n[^#]*PlantId › description/, 'the entry lists only documentation')
-  const { before } = gateBeforeAndAfterCommit(t)
+  const { before } = await gateBeforeAndAfterCommit(t)
   succeeds(t, 'npm run api:compat', before)
 })
 
 t.test('a breaking change without the bump fails, saying which version to make', async (t) => {
   change(released, breaking)
-  const same = gateBeforeAndAfterCommit(t)
+  const same = await gateBeforeAndAfterCommit(t)
   t.equal(same.before.status, 1, 'at the released version')
   t.match(same.before.output, `${released} is released: undo these changes, or make info.version ${major} (a new major version) and put what \`npm run --silent api:changelog\` prints at the top of docs/api-changelog.md`)
   namesRelease(t, same.after.output, released)
 
   change(minor, breaking)
-  addEntry(t, minor)
-  const bumped = gateBeforeAndAfterCommit(t)
+  await addEntry(t, minor)
+  const bumped = await gateBeforeAndAfterCommit(t)
   t.equal(bumped.before.status, 1, 'with a new minor version')
   t.match(bumped.before.output, `${minor} is not a new major version over ${released}: undo these changes, or make info.version ${major}`)
   t.match(bumped.before.output, /request-property-type-changed/, 'naming the change')
@@ -146,8 +146,8 @@ t.test('a version that goes down fails', async (t) => {
   const lower = semver.inc(releases[1], 'patch')!
   t.ok(semver.lt(lower, released), `${lower} is below ${released}`)
   change(lower, documentation)
-  addEntry(t, lower)
-  const { before } = gateBeforeAndAfterCommit(t)
+  await addEntry(t, lower)
+  const { before } = await gateBeforeAndAfterCommit(t)
   t.equal(before.status, 1)
   t.match(before.output, `info.version went down, from ${released} (released) to ${lower}: a version only goes up. Make it ${semver.inc(released, 'patch')} for documentation, ${minor} for an addition, ${major} for a breaking change`)
 })
