@@ -13,17 +13,24 @@ export interface CreateLog {
   acked: Map<bigint, string>
   /** How many answers of each status. */
   statuses: Map<number, number>
+  /** How many requests got no answer: the connection failed. */
+  failed: number
 }
 
-export const createLog = (): CreateLog => ({ nextId: 1n, acked: new Map(), statuses: new Map() })
+export const createLog = (): CreateLog => ({ nextId: 1n, acked: new Map(), statuses: new Map(), failed: 0 })
+
+// A request whose connection fails (a kept-alive socket the server has just closed, as one may
+// between rounds) is followed by the next one; a client stops after this many in a row: the
+// server is gone.
+const FAILURES_IN_A_ROW = 5
 
 /**
- * Posts new plants from `clients` concurrent clients until `stop()` says so, recording every
- * answer. A client whose connection fails stops: the server is gone.
+ * Posts new plants from `clients` concurrent clients until `stop()` says so, or the server is
+ * gone, recording every answer.
  */
 export async function createUntil (url: string, token: string, log: CreateLog, stop: () => boolean, clients = 16): Promise<void> {
   const client = async (): Promise<void> => {
-    while (!stop()) {
+    for (let failures = 0; !stop();) {
       const id = log.nextId++
       const name = `plant ${id}`
       try {
@@ -31,8 +38,11 @@ export async function createUntil (url: string, token: string, log: CreateLog, s
         await res.arrayBuffer()
         log.statuses.set(res.status, (log.statuses.get(res.status) ?? 0) + 1)
         if (res.status === 200) log.acked.set(id, name)
+        failures = 0
       } catch {
-        return
+        log.failed++
+        if (++failures === FAILURES_IN_A_ROW) return
+        await sleep(50)
       }
     }
   }
@@ -46,7 +56,8 @@ export async function createUntil (url: string, token: string, log: CreateLog, s
  */
 export async function amongCreates (t: Test, log: CreateLog, spreadMs: number, what: string): Promise<void> {
   const before = log.acked.size
-  await waitUntil(() => log.acked.size > before, 60_000, () => `${what}: no create acknowledged in 60 s`)
+  await waitUntil(() => log.acked.size > before, 60_000, () =>
+    `${what}: no create acknowledged in 60 s (answers so far by status: ${JSON.stringify(Object.fromEntries(log.statuses))}; requests whose connection failed: ${log.failed})`)
   t.pass(`${what}: creates were acknowledged before it`)
   await sleep(Math.random() * spreadMs)
 }
