@@ -1,13 +1,24 @@
 // Run once while the image is built, as the user the service runs as (the cache's folder is
-// named for its uid): compiles every module a start loads, so that Node's compile cache
-// (NODE_COMPILE_CACHE) in the image holds them and the first start reads compiled code. The
-// entry points are left out: the server would start, the SQLite worker expects its thread.
+// named for its uid): compiles every module a start loads, so that Node's compile cache in the
+// image holds them and the first start reads compiled code. The entry points are left out: the
+// server would start, the SQLite worker expects its thread.
+//   node --predictable warm-compile-cache.mjs CACHE-FOLDER
+// The cache's bytes depend on the environment of the process that compiles (two of yaml's modules
+// came out otherwise with HOSTNAME=zz than with HOSTNAME=a1, and a build's HOSTNAME is its
+// container's random id), so the modules are compiled in a child whose environment is fixed: it
+// holds NODE_COMPILE_CACHE alone.
+import { execFileSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { flushCompileCache } from 'node:module'
+import { fileURLToPath } from 'node:url'
 
-const bundle = new URL('./dist/bundle/', import.meta.url)
-for (const file of readdirSync(bundle).filter((name) => name.endsWith('.js')).sort()) {
-  if (file === 'server.js' || file === 'sqlite-worker.js') continue
-  await import(new URL(file, bundle).href)
+if (process.env.NODE_COMPILE_CACHE === undefined) {
+  execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { stdio: 'inherit', env: { NODE_COMPILE_CACHE: process.argv[2] } })
+} else {
+  const bundle = new URL('./dist/bundle/', import.meta.url)
+  for (const file of readdirSync(bundle).filter((name) => name.endsWith('.js')).sort()) {
+    if (file === 'server.js' || file === 'sqlite-worker.js') continue
+    await import(new URL(file, bundle).href)
+  }
+  flushCompileCache()
 }
-flushCompileCache()
