@@ -5,12 +5,13 @@
 // Left to Node, from node_modules:
 // - better-sqlite3: a native addon;
 // - pg and @opentelemetry/*: OpenTelemetry instruments pg as Node loads it.
-// The bundle sits two levels below the root, as dist/openapi/ and dist/store/ do, so what our
-// modules find from import.meta.url (openapi.yaml; the SQLite worker beside its starter) is found.
+// The bundle sits two levels below the root, as dist/store/ does, so what our modules find from
+// import.meta.url (the SQLite worker beside its starter) is found; openapi.yaml is found from the
+// nearest package.json above.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { build, type Plugin } from 'esbuild'
-import { loadDocument, prebundle, PREBUNDLED_PATH } from '../src/openapi/document.ts'
+import { loadDocument, prebundle, PREBUNDLED_PATH } from '../src/openapi/document/document.ts'
 
 const OUT = 'dist/bundle'
 

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DOCUMENT_PATH } from '../src/openapi/document.ts'
+import { DOCUMENT_PATH } from '../src/openapi/document/document.ts'
 import { watchDocument } from './watch-document.ts'
 
 const root = fileURLToPath(new URL('../', import.meta.url))

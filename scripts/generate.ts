@@ -13,9 +13,9 @@ import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
-import { loadDocument } from '../src/openapi/document.ts'
-import { operationIdNamer } from '../src/openapi/operation-ids.ts'
-import { METHODS } from '../src/openapi/routes.ts'
+import { loadDocument } from '../src/openapi/document/document.ts'
+import { operationIdNamer } from '../src/openapi/routes/operation-ids.ts'
+import { METHODS } from '../src/openapi/routes/routes.ts'
 import { watchDocument } from './watch-document.ts'
 
 const header = (source: string): string => `/**

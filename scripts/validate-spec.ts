@@ -1,9 +1,9 @@
 // Validates openapi.yaml (or the file given) against the OpenAPI schema of its version, 3.0 or
-// 3.1: the document as the service reads it (a split one bundled, src/openapi/document.ts).
+// 3.1: the document as the service reads it (a split one bundled, src/openapi/document/document.ts).
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadDocument } from '../src/openapi/document.ts'
+import { loadDocument } from '../src/openapi/document/document.ts'
 
 const path = process.argv[2] ?? fileURLToPath(new URL('../openapi.yaml', import.meta.url))
 const name = relative(process.cwd(), path)

@@ -1,8 +1,8 @@
 // What `npm run dev` watches of the contract: every file of the document (a split one's too), read
-// as the service reads it (src/openapi/document.ts); each change calls back, once a burst of saves
+// as the service reads it (src/openapi/document/document.ts); each change calls back, once a burst of saves
 // is over, and the files are read again (a $ref to a new file adds it).
 import { watch, type FSWatcher } from 'node:fs'
-import { loadDocument } from '../src/openapi/document.ts'
+import { loadDocument } from '../src/openapi/document/document.ts'
 
 // An editor's save is several writes; one callback for them all.
 const SETTLE_MS = 150

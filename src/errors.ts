@@ -11,7 +11,7 @@ function clientError<Args extends unknown[] = []> (code: string, message: string
 }
 
 export const UnauthorizedError = clientError<[string]>('UNAUTHORIZED', '%s', 401)
-/** A request that carries none of a security scheme's credentials: another alternative may still take it (openapi/security.ts). */
+/** A request that carries none of a security scheme's credentials: another alternative may still take it (openapi/requests/security.ts). */
 export const MissingCredentialsError = clientError<[string]>('MISSING_CREDENTIALS', '%s', 401)
 export const InsufficientScopeError = clientError<[string]>('INSUFFICIENT_SCOPE', 'The bearer token lacks the scope this operation requires: %s', 403)
 export const NotFoundError = clientError<[string, string]>('NOT_FOUND', 'Route %s %s not found', 404)
@@ -36,5 +36,5 @@ export const OverloadedError = createError(OWN_CODE_PREFIX + 'OVERLOADED', 'The 
 export const KeysUnavailableError = createError(OWN_CODE_PREFIX + 'KEYS_UNAVAILABLE', 'The identity provider\'s signing keys cannot be fetched now, so this token cannot be checked; retry shortly', 503, Error, false)
 export const ShuttingDownError = createError(OWN_CODE_PREFIX + 'SHUTTING_DOWN', 'This instance is shutting down; retry', 503, Error, false)
 
-/** A handler's answer that breaks the document, in response validation (openapi/responses.ts): a fault, logged in full, answered with a generic 500. */
+/** A handler's answer that breaks the document, in response validation (openapi/answers/responses.ts): a fault, logged in full, answered with a generic 500. */
 export const ResponseValidationError = createError<[string, number, string]>('OPENAPI_RESPONSE_INVALID', 'The answer of %s breaks the document: status %d, %s', 500)

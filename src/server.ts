@@ -8,7 +8,7 @@ import type { KeptToken } from './security/generated-token.ts'
 // Only modules loaded after this call are cached, hence the dynamic imports.
 enableCompileCache()
 const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { logDestination }, { keptToken }, { TokenSet }, { parseStoreUrl }] = await Promise.all([
-  import('./app.ts'), import('./config.ts'), import('./openapi/docs.ts'), import('./ops/log-destination.ts'), import('./security/generated-token.ts'), import('./security/tokens.ts'), import('./store/url.ts')
+  import('./app.ts'), import('./config.ts'), import('./openapi/document/docs.ts'), import('./ops/log-destination.ts'), import('./security/generated-token.ts'), import('./security/tokens.ts'), import('./store/url.ts')
 ])
 // Time the process needs to exit after the flush of its traces is given up.
 const EXIT_MARGIN_MS = 100

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import semver from 'semver'
-import { loadDocument } from '../../src/openapi/document.ts'
+import { loadDocument } from '../../src/openapi/document/document.ts'
 import { allowsBreaking, CHANGELOG, HistoryError, nextBreaking, readContract, type Contract, type Release } from './history.ts'
 import { breakingChanges, changelog, CheckerError, diff, findOasdiff, headersAdded, type Change } from './oasdiff.ts'
 

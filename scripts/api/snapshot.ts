@@ -1,10 +1,10 @@
 // The document as it stood in a commit, as the service reads it: one file, or, when it refers to
-// other files, those files as they stood in that commit too, bundled (src/openapi/document.ts).
+// other files, those files as they stood in that commit too, bundled (src/openapi/document/document.ts).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, posix } from 'node:path'
 import { load } from 'js-yaml'
-import { hasExternalRefs, loadDocument } from '../../src/openapi/document.ts'
+import { hasExternalRefs, loadDocument } from '../../src/openapi/document/document.ts'
 
 /** The files a document's $refs name, relative to the document's folder (in the repository's terms). */
 function externalFiles (text: string): string[] {

@@ -11,9 +11,9 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { loadDocument } from '../../src/openapi/document.ts'
-import { routeList, type RouteSpec } from '../../src/openapi/routes.ts'
-import { modelOf } from '../../src/openapi/upgrade.ts'
+import { loadDocument } from '../../src/openapi/document/document.ts'
+import { routeList, type RouteSpec } from '../../src/openapi/routes/routes.ts'
+import { modelOf } from '../../src/openapi/document/upgrade.ts'
 import { invalidRequests, judgeAnswer, Unbuildable, validRequest } from '../../test/helpers/document-requests.ts'
 import { CACHE, GITHUB, install, root, send, start, stop } from './mocks.ts'
 

@@ -3,18 +3,18 @@ import type { Config } from '../config.ts'
 import { errorHandler, notFoundHandler, plainError } from '../http/error-handler.ts'
 import { connectionLimits, limitOptions } from '../http/limits.ts'
 import { echoRequestId, requestId } from '../http/request-id.ts'
-import { api } from '../openapi/api.ts'
-import { credentialChecks } from '../openapi/credentials.ts'
-import { DocumentError } from '../openapi/document-error.ts'
-import { docs } from '../openapi/docs.ts'
-import type { LoadedDocument, OpenApiDocument } from '../openapi/document.ts'
-import type { ErrorWriter } from '../openapi/error-shapes.ts'
-import { mock, type Mock } from '../openapi/mock.ts'
-import { routeList, type Refusal, type RouteSpec } from '../openapi/routes.ts'
-import { securityHooks } from '../openapi/security.ts'
-import { lazySerializerCompiler } from '../openapi/serialization.ts'
-import { modelOf } from '../openapi/upgrade.ts'
-import { createValidators } from '../openapi/validation.ts'
+import { api } from '../openapi/routes/api.ts'
+import { credentialChecks } from '../openapi/mock/credentials.ts'
+import { DocumentError } from '../openapi/document/document-error.ts'
+import { docs } from '../openapi/document/docs.ts'
+import type { LoadedDocument, OpenApiDocument } from '../openapi/document/document.ts'
+import type { ErrorWriter } from '../openapi/answers/error-shapes.ts'
+import { mock, type Mock } from '../openapi/mock/mock.ts'
+import { routeList, type Refusal, type RouteSpec } from '../openapi/routes/routes.ts'
+import { securityHooks } from '../openapi/requests/security.ts'
+import { lazySerializerCompiler } from '../openapi/answers/serialization.ts'
+import { modelOf } from '../openapi/document/upgrade.ts'
+import { createValidators } from '../openapi/schemas/validation.ts'
 import { AccessLog } from '../ops/access-log.ts'
 
 type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
@@ -30,7 +30,7 @@ export interface MockApp {
 }
 
 /**
- * A mock of the document (openapi/mock.ts) behind the service's engine: its routes, parsing,
+ * A mock of the document (openapi/mock/mock.ts) behind the service's engine: its routes, parsing,
  * validation and security, with the mock's checks of presence and form. `file` names the
  * document in messages. Never listens: the command (mock.ts) does, tests inject.
  */

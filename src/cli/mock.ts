@@ -1,7 +1,7 @@
 // npm run mock -- <document>: a mock of any OpenAPI 3.0 or 3.1 document, on HOST and PORT, from
 // the engine the service runs on: the same routes, parameter and body parsing, validation and
 // security (credentials checked for presence and form only), each operation answered from the
-// document (openapi/mock.ts). What it cannot serve is named once at start and left out; a document
+// document (openapi/mock/mock.ts). What it cannot serve is named once at start and left out; a document
 // it cannot read at all stops it, in one line. The image runs it as its `mock` role.
 import { enableCompileCache } from 'node:module'
 import { resolve } from 'node:path'
@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 // As server.ts: later starts skip most compiling; only modules loaded after this call are cached.
 enableCompileCache()
 const [{ ConfigError, loadConfig }, { loadDocument }, { buildMock }, { logDestination }] = await Promise.all([
-  import('../config.ts'), import('../openapi/document.ts'), import('./mock-app.ts'), import('../ops/log-destination.ts')
+  import('../config.ts'), import('../openapi/document/document.ts'), import('./mock-app.ts'), import('../ops/log-destination.ts')
 ])
 
 async function main (): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Handler } from '../openapi/handler-types.ts'
+import type { Handler } from '../openapi/routes/handler-types.ts'
 import type { PlantStore, StoredPlant } from '../store/store.ts'
 
 export function createPlant (store: PlantStore): Handler<'createPlant'> {

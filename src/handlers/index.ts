@@ -1,4 +1,4 @@
-import type { Handlers } from '../openapi/handler-types.ts'
+import type { Handlers } from '../openapi/routes/handler-types.ts'
 import type { PlantStore } from '../store/store.ts'
 import { createPlant } from './create-plant.ts'
 

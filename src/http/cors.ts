@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { allowedMethods } from '../openapi/methods.ts'
-import type { RouteSpec } from '../openapi/routes.ts'
+import { allowedMethods } from '../openapi/routes/methods.ts'
+import type { RouteSpec } from '../openapi/routes/routes.ts'
 
 // CORS for browser clients on other origins (@fastify/cors), for the API's routes only: the docs
 // and the probes never answer cross-origin. CORS_ORIGINS lists the exact origins allowed; `*`

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { NotFoundError, OWN_CODE_PREFIX } from '../errors.ts'
-import type { ErrorWriter } from '../openapi/error-shapes.ts'
+import type { ErrorWriter } from '../openapi/answers/error-shapes.ts'
 
 const GENERIC_MESSAGE = 'Internal Server Error'
 
@@ -9,7 +9,7 @@ export const plainError: ErrorWriter = (status, message) => ({ body: { error: st
 
 /**
  * The one way errors become answers, in the shape `writer` gives: the operation's, for its status
- * (openapi/error-shapes.ts; each operation has its own handler), else the one for requests that
+ * (openapi/answers/error-shapes.ts; each operation has its own handler), else the one for requests that
  * matched no operation (a 404, the docs, the probes). Client errors say what was wrong; anything
  * else is logged in full and answered with a generic 500.
  */

@@ -1,4 +1,4 @@
-// HTTP's reason phrases, for the titles of problem details (openapi/error-shapes.ts). Spelled
+// HTTP's reason phrases, for the titles of problem details (openapi/answers/error-shapes.ts). Spelled
 // here, not read from node:http's STATUS_CODES: importing node:http from an ES module evaluates
 // all its exports, and so loads Node's fetch (undici), about 5% of a start.
 

@@ -1,11 +1,11 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import type { OpenApiDocument } from '../../src/openapi/document.ts'
-import type { MediaSpec, ParameterSpec, ResponseSpec, RouteSpec } from '../../src/openapi/routes.ts'
-import { documentPattern } from '../../src/openapi/patterns.ts'
-import { validSample } from '../../src/openapi/samples.ts'
-import { derefSchema, standaloneSchema } from '../../src/openapi/schema.ts'
-import { createValidators } from '../../src/openapi/validation.ts'
+import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
+import type { MediaSpec, ParameterSpec, ResponseSpec, RouteSpec } from '../../src/openapi/routes/routes.ts'
+import { documentPattern } from '../../src/openapi/schemas/patterns.ts'
+import { validSample } from '../../src/openapi/schemas/samples.ts'
+import { derefSchema, standaloneSchema } from '../../src/openapi/schemas/schema.ts'
+import { createValidators } from '../../src/openapi/schemas/validation.ts'
 
 // Requests made from an OpenAPI document, as a client that read it would send them, and a judge
 // of the answers: the tests of the mock on ReadMe's example documents, and the corpus run that sets

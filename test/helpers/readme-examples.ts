@@ -4,9 +4,9 @@ import { dirname, join, relative } from 'node:path'
 import type { Test } from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { kindOf } from '../../src/openapi/bodies.ts'
-import type { LoadedDocument, OpenApiDocument } from '../../src/openapi/document.ts'
-import type { MediaSpec, RouteSpec } from '../../src/openapi/routes.ts'
+import { kindOf } from '../../src/openapi/requests/bodies.ts'
+import type { LoadedDocument, OpenApiDocument } from '../../src/openapi/document/document.ts'
+import type { MediaSpec, RouteSpec } from '../../src/openapi/routes/routes.ts'
 import { invalidRequests, judgeAnswer, Unbuildable, validRequest } from './document-requests.ts'
 
 // ReadMe's example documents (@readme/oas-examples, its OpenAPI 3.0 and 3.1 folders), written to

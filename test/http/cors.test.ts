@@ -1,6 +1,6 @@
 import t from 'tap'
-import { allowedMethods } from '../../src/openapi/methods.ts'
-import { routesFromDocument } from '../../src/openapi/routes.ts'
+import { allowedMethods } from '../../src/openapi/routes/methods.ts'
+import { routesFromDocument } from '../../src/openapi/routes/routes.ts'
 import { buildTestApp, document, testConfig, TOKEN } from '../helpers/app.ts'
 
 // CORS over real HTTP, as a browser would speak it. The browser itself is test/http/cors-browser.system.test.ts.

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { standaloneSchema } from '../../src/openapi/routes.ts'
+import { standaloneSchema } from '../../src/openapi/routes/routes.ts'
 import { assertError, AUTH, buildTestApp, document, openStoreOf, post, testConfig } from '../helpers/app.ts'
 
 // Hostile input, generated from the document's own NewPlant schema: every valid body is stored

@@ -1,6 +1,6 @@
 import { dump } from 'js-yaml'
 import t from 'tap'
-import { routesFromDocument } from '../../src/openapi/routes.ts'
+import { routesFromDocument } from '../../src/openapi/routes/routes.ts'
 import { AUTH, buildTestApp, document, dropPlantsTable, exampleUrl, post, testConfig } from '../helpers/app.ts'
 
 // A deprecated operation says so on every answer, as the document says it: RFC 9745's

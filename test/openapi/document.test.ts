@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { dump } from 'js-yaml'
-import { loadDocument, prebundle } from '../../src/openapi/document.ts'
+import { loadDocument, prebundle } from '../../src/openapi/document/document.ts'
 import { document as plantStore } from '../helpers/app.ts'
 import { splitDocument } from '../helpers/split-document.ts'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { allowedMethods } from '../../src/openapi/methods.ts'
-import { routesFromDocument } from '../../src/openapi/routes.ts'
+import { allowedMethods } from '../../src/openapi/routes/methods.ts'
+import { routesFromDocument } from '../../src/openapi/routes/routes.ts'
 import { assertError, buildTestApp, document, exampleUrl } from '../helpers/app.ts'
 
 // A declared path with an undeclared method: 405 with Allow, over real HTTP. The lists come from

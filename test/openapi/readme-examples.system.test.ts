@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { loadDocument } from '../../src/openapi/document.ts'
+import { loadDocument } from '../../src/openapi/document/document.ts'
 import { EVERYDAY, EXAMPLES, exampleNames, exercise } from '../helpers/readme-examples.ts'
 
 // Every one of ReadMe's example documents, exercised as test/helpers/readme-examples.ts says; and

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { loadDocument } from '../../src/openapi/document.ts'
+import { loadDocument } from '../../src/openapi/document/document.ts'
 import { EVERYDAY, EXAMPLES, exercise, REFUSALS } from '../helpers/readme-examples.ts'
 import { splitDocument } from '../helpers/split-document.ts'
 

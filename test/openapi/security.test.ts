@@ -1,6 +1,6 @@
 import t from 'tap'
 import { InsufficientScopeError, MissingCredentialsError, UnauthorizedError } from '../../src/errors.ts'
-import type { Checks } from '../../src/openapi/security.ts'
+import type { Checks } from '../../src/openapi/requests/security.ts'
 import { engineApp } from '../helpers/engine.ts'
 
 // Security as the document says it: alternatives (any one will do) of requirements (all of their

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap'
 import { childrenOf, waitFor } from '../helpers/proc.ts'
 import { killGroup, spawnGroup } from '../helpers/children.ts'
 import { splitDocument } from '../helpers/split-document.ts'
-import { loadDocument } from '../../src/openapi/document.ts'
+import { loadDocument } from '../../src/openapi/document/document.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 

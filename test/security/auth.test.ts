@@ -1,5 +1,5 @@
 import t from 'tap'
-import { routesFromDocument } from '../../src/openapi/routes.ts'
+import { routesFromDocument } from '../../src/openapi/routes/routes.ts'
 import { assertError, buildTestApp, captureLog, document, testConfig, TOKEN } from '../helpers/app.ts'
 
 // Driven by the document: every operation that requires security is checked.

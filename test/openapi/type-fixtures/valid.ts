@@ -1,5 +1,5 @@
 // Control: a correct handler map compiles, so the failures next to it are real.
-import type { HandlersOf } from '../../../src/openapi/handler-types.ts'
+import type { HandlersOf } from '../../../src/openapi/routes/handler-types.ts'
 import type { operations } from './openapi.js'
 
 export const handlers: HandlersOf<operations> = {

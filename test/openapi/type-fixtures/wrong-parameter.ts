@@ -1,4 +1,4 @@
-import type { HandlersOf } from '../../../src/openapi/handler-types.ts'
+import type { HandlersOf } from '../../../src/openapi/routes/handler-types.ts'
 import type { operations } from './openapi.js'
 
 export const handlers: HandlersOf<operations> = {

@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { basename, relative, resolve } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dump, load } from 'js-yaml'
 import { DocumentError } from './document-error.ts'
 
-// The same relative paths from src/openapi/, from the build in dist/openapi/ and from the bundle in dist/bundle/.
-export const DOCUMENT_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url))
-/** Where `npm run build` keeps openapi.yaml bundled, when it refers to other files. */
-export const PREBUNDLED_PATH = fileURLToPath(new URL('../../dist/openapi.bundle.json', import.meta.url))
+/** The project's root: the nearest folder above this module with a package.json, from src/, from the build in dist/ and from the bundle in dist/bundle/ alike. */
+function projectRoot (): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir
+    if (dirname(dir) === dir) throw new Error(`no package.json in a folder above ${fileURLToPath(import.meta.url)}`)
+  }
+}
 // A bundle names its files from the project's root, so that it holds wherever the project is copied (an image).
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const ROOT = projectRoot()
+export const DOCUMENT_PATH = join(ROOT, 'openapi.yaml')
+/** Where `npm run build` keeps openapi.yaml bundled, when it refers to other files. */
+export const PREBUNDLED_PATH = join(ROOT, 'dist/openapi.bundle.json')
 
 export type OpenApiDocument = Record<string, any>
 

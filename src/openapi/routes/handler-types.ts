@@ -1,5 +1,5 @@
-import type { operations } from '../../generated/openapi.js'
-import type { UploadedFile } from './bodies.ts'
+import type { operations } from '../../../generated/openapi.js'
+import type { UploadedFile } from '../requests/bodies.ts'
 
 // The one place that indexes the generated `operations` type. Handlers are typed from it,
 // so a spec change that a handler no longer fits fails the compiler. Each type takes the

@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
-import { PayloadTooLargeError } from '../errors.ts'
-import { parseJsonBody } from '../http/json-body.ts'
+import { PayloadTooLargeError } from '../../errors.ts'
+import { parseJsonBody } from '../../http/json-body.ts'
 import { isMultipart, kindOf, matchMedia, mediaTypeOf, readMultipart, unsupported } from './bodies.ts'
-import type { OpenApiDocument } from './document.ts'
+import type { OpenApiDocument } from '../document/document.ts'
 import { formReader, parameterReader, type Parts } from './parameters.ts'
-import { shapeOf, type Location, type MediaSpec, type ParameterSpec, type RouteSpec } from './routes.ts'
-import { derefSchema, type JsonSchema } from './schema.ts'
-import { validationError, type Validators } from './validation.ts'
+import { shapeOf, type Location, type MediaSpec, type ParameterSpec, type RouteSpec } from '../routes/routes.ts'
+import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
+import { validationError, type Validators } from '../schemas/validation.ts'
 
 // A request checked against its operation, after its body is read and before its handler runs:
 // each parameter read as its style says (parameters.ts) and checked by its schema, then the body,

@@ -1,8 +1,8 @@
 import type { BusboyInstance } from '@fastify/busboy'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { BadMultipartError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.ts'
-import { jsonBodyParser } from '../http/json-body.ts'
-import type { MediaSpec, RouteSpec } from './routes.ts'
+import { BadMultipartError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.ts'
+import { jsonBodyParser } from '../../http/json-body.ts'
+import type { MediaSpec, RouteSpec } from '../routes/routes.ts'
 
 // Request bodies of every common media type, chosen by the request's Content-Type among those
 // the operation declares (a range the document writes, image/* or */*, included): JSON and its

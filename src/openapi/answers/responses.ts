@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Negotiator from 'negotiator'
-import { NotAcceptableError, ResponseValidationError } from '../errors.ts'
-import { kindOf } from './bodies.ts'
-import type { OpenApiDocument } from './document.ts'
-import type { MediaSpec, ResponseSpec, RouteSpec } from './routes.ts'
-import { standaloneSchema, type JsonSchema } from './schema.ts'
+import { NotAcceptableError, ResponseValidationError } from '../../errors.ts'
+import { kindOf } from '../requests/bodies.ts'
+import type { OpenApiDocument } from '../document/document.ts'
+import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
+import { standaloneSchema, type JsonSchema } from '../schemas/schema.ts'
 import { lazySchema } from './serialization.ts'
-import type { Validators } from './validation.ts'
+import type { Validators } from '../schemas/validation.ts'
 
 // Answers as the document says them: the Response Object of a status is its own, else its range's
 // (2XX), else `default`; its media type is the one the handler names, else the one the client's

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
-import { MissingCredentialsError, OWN_CODE_PREFIX } from '../errors.ts'
-import { DocumentError } from './document-error.ts'
-import type { OpenApiDocument } from './document.ts'
-import type { RouteSpec } from './routes.ts'
+import { MissingCredentialsError, OWN_CODE_PREFIX } from '../../errors.ts'
+import { DocumentError } from '../document/document-error.ts'
+import type { OpenApiDocument } from '../document/document.ts'
+import type { RouteSpec } from '../routes/routes.ts'
 
 // Security as the document says it: an operation's requirements are alternatives, any one of
 // which will do, and each requirement lists schemes that must all pass, with their scopes. Each

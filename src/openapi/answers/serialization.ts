@@ -1,6 +1,6 @@
 import fastJsonStringify from 'fast-json-stringify'
 import type { FastifySerializerCompiler } from 'fastify'
-import type { JsonSchema } from './schema.ts'
+import type { JsonSchema } from '../schemas/schema.ts'
 
 /**
  * Answers are serialized through the document's response schemas with fast-json-stringify,

@@ -1,13 +1,13 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import Negotiator from 'negotiator'
-import { kindOf, type BodyKind } from './bodies.ts'
-import type { OpenApiDocument } from './document.ts'
-import type { AnyHandler, HandlerInput } from './register.ts'
-import { responseFor, type Answer } from './responses.ts'
-import type { MediaSpec, ResponseSpec, RouteSpec } from './routes.ts'
-import { validSample } from './samples.ts'
-import { pointerTarget } from './schema.ts'
-import type { Validators } from './validation.ts'
+import { kindOf, type BodyKind } from '../requests/bodies.ts'
+import type { OpenApiDocument } from '../document/document.ts'
+import type { AnyHandler, HandlerInput } from '../routes/register.ts'
+import { responseFor, type Answer } from '../answers/responses.ts'
+import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
+import { validSample } from '../schemas/samples.ts'
+import { pointerTarget } from '../schemas/schema.ts'
+import type { Validators } from '../schemas/validation.ts'
 
 /** A validator that passes anything: for what has no schema to be checked by. */
 const ANY = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction

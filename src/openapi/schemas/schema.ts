@@ -1,5 +1,5 @@
-import { DocumentError } from './document-error.ts'
-import type { OpenApiDocument } from './document.ts'
+import { DocumentError } from '../document/document-error.ts'
+import type { OpenApiDocument } from '../document/document.ts'
 
 // One schema of the document made self-contained, as a validator or a serializer takes it: every
 // $ref into the document becomes a $ref into the schema's own $defs, which carry what it reaches,

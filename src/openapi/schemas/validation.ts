@@ -1,7 +1,7 @@
 import { Ajv2020, type AnySchema, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js'
 import formatsPlugin from 'ajv-formats'
-import { ValidationError } from '../errors.ts'
-import type { OpenApiDocument } from './document.ts'
+import { ValidationError } from '../../errors.ts'
+import type { OpenApiDocument } from '../document/document.ts'
 import { documentPattern } from './patterns.ts'
 import { SchemaRegistry, type JsonSchema, type SchemaView } from './schema.ts'
 

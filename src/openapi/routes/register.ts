@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify'
-import { errorHandler } from '../http/error-handler.ts'
+import { errorHandler } from '../../http/error-handler.ts'
 import { deprecationHeaders } from './deprecation.ts'
-import type { OpenApiDocument } from './document.ts'
-import type { ErrorWriter } from './error-shapes.ts'
-import { requestValidation } from './request-validation.ts'
-import { acceptCheck, answerer, serializationSchemas, type Answer } from './responses.ts'
+import type { OpenApiDocument } from '../document/document.ts'
+import type { ErrorWriter } from '../answers/error-shapes.ts'
+import { requestValidation } from '../requests/request-validation.ts'
+import { acceptCheck, answerer, serializationSchemas, type Answer } from '../answers/responses.ts'
 import type { RouteSpec } from './routes.ts'
-import { securityHooks, type Checks } from './security.ts'
-import type { Validators } from './validation.ts'
+import { securityHooks, type Checks } from '../requests/security.ts'
+import type { Validators } from '../schemas/validation.ts'
 
 // Step two of two: bind each route from routes.ts to its handler, as Fastify's route. A request
 // reads top to bottom: the router; onRequest, the deprecation headers, the security checks and

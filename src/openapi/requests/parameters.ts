@@ -1,6 +1,6 @@
 import { parseCookie } from 'cookie'
 import type { FastifyRequest } from 'fastify'
-import type { Location, ParameterSpec } from './routes.ts'
+import type { Location, ParameterSpec } from '../routes/routes.ts'
 
 // Parameters as they arrive, text, turned into the values their schemas describe, as OpenAPI's
 // styles spell them (its "style values" table): a list or an object in a path segment (simple,

@@ -1,8 +1,8 @@
 import { deprecationOf, type Deprecation } from './deprecation.ts'
-import { DocumentError, pointerOf } from './document-error.ts'
-import type { OpenApiDocument } from './document.ts'
+import { DocumentError, pointerOf } from '../document/document-error.ts'
+import type { OpenApiDocument } from '../document/document.ts'
 import { operationIdNamer } from './operation-ids.ts'
-import { derefSchema, pointerTarget, type JsonSchema } from './schema.ts'
+import { derefSchema, pointerTarget, type JsonSchema } from '../schemas/schema.ts'
 import { fastifyUrl, type PathTemplate } from './path-template.ts'
 
 // Step one of two: turn the OpenAPI document into a plain list of routes, each operation with
@@ -10,8 +10,8 @@ import { fastifyUrl, type PathTemplate } from './path-template.ts'
 // binds this list to handlers and guards. An operation that cannot be served is refused, with
 // where and why: the service stops on the first (routesFromDocument), the mock leaves each out.
 
-export type { JsonSchema } from './schema.ts'
-export { standaloneSchema } from './schema.ts'
+export type { JsonSchema } from '../schemas/schema.ts'
+export { standaloneSchema } from '../schemas/schema.ts'
 export type SecurityRequirement = Record<string, string[]>
 export type Location = 'path' | 'query' | 'header' | 'cookie'
 /** How a parameter's value is spelled in text: one value, a list, or named members. */

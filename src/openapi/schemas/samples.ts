@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { sample } from 'openapi-sampler'
 import RandExpModule from 'randexp'
-import type { OpenApiDocument } from './document.ts'
+import type { OpenApiDocument } from '../document/document.ts'
 import { derefSchema, standaloneSchema, type JsonSchema } from './schema.ts'
 
 // Values made from a schema that are valid against it: what the mock answers with where the

@@ -1,5 +1,5 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
-import { MethodNotAllowedError } from '../errors.ts'
+import { MethodNotAllowedError } from '../../errors.ts'
 import type { RouteSpec } from './routes.ts'
 
 // HTTP's answers for the methods the document does not declare on a path it does declare:

@@ -1,8 +1,8 @@
-import type { OpenApiDocument } from './document.ts'
+import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor } from './responses.ts'
-import type { MediaSpec, RouteSpec } from './routes.ts'
-import { derefSchema } from './schema.ts'
-import type { Validators } from './validation.ts'
+import type { MediaSpec, RouteSpec } from '../routes/routes.ts'
+import { derefSchema } from '../schemas/schema.ts'
+import type { Validators } from '../schemas/validation.ts'
 
 // Errors in the shape the document declares for their status, where it can be filled in with a
 // status and a message: an object whose required properties are at most an integer property

@@ -1,7 +1,7 @@
 import { parseCookie } from 'cookie'
 import type { onRequestHookHandler } from 'fastify'
-import { MissingCredentialsError, UnauthorizedError } from '../errors.ts'
-import type { Checks, SchemeCheck, SecurityScheme } from './security.ts'
+import { MissingCredentialsError, UnauthorizedError } from '../../errors.ts'
+import type { Checks, SchemeCheck, SecurityScheme } from '../requests/security.ts'
 
 // The mock's checks, one for every kind of scheme: a credential must be there, in the form its
 // scheme gives it, and nothing more is known of it; no token is verified and no scope is checked.
