@@ -54,22 +54,46 @@ t.test('negotiated, a range\'s Response Object, writeOnly never sent, readOnly n
   t.equal(csv.body, 'id,name\n1,a\n')
   const none = await app.inject(post({ name: 'a' }, { accept: 'image/png' }))
   t.equal(none.statusCode, 406, 'an Accept no answer fits: 406, before the handler')
-  t.equal(none.json().detail, 'Not Acceptable: image/png; this operation answers application/json, text/csv', 'naming what it answers (as problem details: its default answer\'s schema takes no message)')
+  t.same(none.json(), { trace: 'string' }, 'in the shape its default answer declares, which takes no message')
   t.equal((await app.inject(post({ name: 'a' }, { accept: 'text/*;q=0.5, application/json' }))).headers['content-type'], 'application/json; charset=utf-8', 'the client\'s preference')
   const disregarded = await app.inject({ url: '/no406', headers: { accept: 'image/png' } })
   t.equal(disregarded.statusCode, 200, 'an operation that declares no 406 (nor 4XX, nor default) disregards an Accept nothing fits, as RFC 9110 allows')
   t.equal(disregarded.headers['content-type'], 'application/json; charset=utf-8', 'and answers its declared type')
 })
 
-t.test('errors in the declared shape for their status; problem details where none can take them', async (t) => {
+t.test('errors in the declared shape for their status, whatever it is; problem details where none is declared', async (t) => {
   const app = await engineApp(t, document, handlers)
   const bad = await app.inject(post({ id: 1 }))
   t.equal(bad.statusCode, 400)
   t.same(bad.json(), { code: 400, message: 'body must have required property \'name\'' }, '400: the document\'s error, filled in')
   const unsupported = await app.inject({ ...post({ name: 'a' }), headers: { 'content-type': 'text/plain' } })
   t.equal(unsupported.statusCode, 415)
-  t.equal(unsupported.headers['content-type'], 'application/problem+json; charset=utf-8', '415 falls to default, whose schema takes no message: problem details')
-  t.same(unsupported.json(), { type: 'about:blank', title: 'Unsupported Media Type', status: 415, detail: 'Unsupported Media Type: text/plain; send application/json' })
+  t.equal(unsupported.headers['content-type'], 'application/json; charset=utf-8', '415 falls to default: its media type')
+  t.same(unsupported.json(), { trace: 'string' }, 'and a value of its schema, which takes no message')
+
+  const refusals = {
+    openapi: '3.1.0',
+    info: { title: 'Refusals', version: '1.0.0' },
+    paths: Object.fromEntries(Object.entries({
+      text: { 'text/plain': { schema: { type: 'string' } } },
+      example: { 'application/json': { schema: { type: 'object', required: ['why'], properties: { why: { type: 'string' } } }, example: { why: 'no good' } } },
+      xml: { 'application/xml': { example: '<refused/>' } },
+      problems: { 'application/*+json': {} },
+      bare: undefined
+    }).map(([name, content]) => [`/${name}`, { get: { operationId: name, parameters: [{ name: 'n', in: 'query', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'ok' }, 400: { description: 'refused', ...(content !== undefined && { content }) } } } }]))
+  }
+  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'example', 'xml', 'problems', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
+  const refused = async (name: string) => await refusing.inject({ url: `/${name}?n=x` })
+  const text = await refused('text')
+  t.same([text.statusCode, text.headers['content-type'], text.body], [400, 'text/plain; charset=utf-8', 'querystring/n must be integer'], 'a text type: the message, as text')
+  const example = await refused('example')
+  t.same([example.headers['content-type'], example.json()], ['application/json; charset=utf-8', { why: 'no good' }], 'a schema that takes no message: the document\'s example of the answer')
+  const xml = await refused('xml')
+  t.same([xml.headers['content-type'], xml.body], ['application/xml', '<refused/>'], 'XML: the example')
+  const problems = await refused('problems')
+  t.equal(problems.headers['content-type'], 'application/problem+json; charset=utf-8', 'a range that takes problem details: problem details')
+  const bare = await refused('bare')
+  t.equal(bare.json().detail, 'querystring/n must be integer', 'no content declared: problem details')
 })
 
 t.test('response validation: an answer that breaks the document fails loudly, naming the operation and where', async (t) => {

@@ -1,14 +1,20 @@
 import type { OpenApiDocument } from '../document/document.ts'
-import { responseFor } from './responses.ts'
-import type { MediaSpec, RouteSpec } from '../routes/routes.ts'
+import { matchMedia } from '../requests/bodies.ts'
+import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
+import { examplesOf } from '../schemas/examples.ts'
+import { validSample } from '../schemas/samples.ts'
 import { derefSchema } from '../schemas/schema.ts'
+import { responseFor } from './responses.ts'
 import type { Validators } from '../schemas/validation.ts'
 
 // Errors in the shape the document declares for their status, where it can be filled in with a
 // status and a message: an object whose required properties are at most an integer property
 // that can hold the status (error, code, status…) and a string property for the message
 // (message, detail…), which the result passes. The Plant Store's Error, {error, message}, is one.
-// A status an operation does not declare takes the shape its document's errors share; where
+// Where the operation declares the status in media types none of which can take the message, the
+// answer keeps to them still: problem details where they take those, the message as text in a
+// text type, else the document's example of that answer, or a value of its schema (samples.ts). A
+// status the operation does not declare takes the shape its document's errors share; where
 // nothing fits, RFC 9457's problem details (application/problem+json).
 
 /** An error's answer: its body, and its media type. */
@@ -42,8 +48,10 @@ function fillOf (doc: OpenApiDocument, schema: unknown): Fill | undefined {
 }
 
 /** A writer for one media type's schema, or undefined when the schema cannot take an error (or its result breaks it). */
+const isJson = (media: MediaSpec): boolean => media.type === 'application/json' || media.type.endsWith('+json')
+
 function writerOf (doc: OpenApiDocument, media: MediaSpec | undefined, validators: Validators): ErrorWriter | undefined {
-  if (media === undefined || media.schema === undefined || !(media.type === 'application/json' || media.type.endsWith('+json'))) return undefined
+  if (media === undefined || media.schema === undefined || !isJson(media)) return undefined
   const fill = fillOf(doc, media.schema)
   if (fill === undefined) return undefined
   const write = (status: number, message: string): Record<string, unknown> => {
@@ -59,6 +67,34 @@ function writerOf (doc: OpenApiDocument, media: MediaSpec | undefined, validator
   return (status, message) => ({ body: write(status, message), type })
 }
 
+/** A writer for a status the operation declares, in a media type it declares for it: the message where one can take it. */
+function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validators: Validators, problem: ErrorWriter): ErrorWriter {
+  const json = response.media.find(isJson)
+  const filled = writerOf(doc, json, validators)
+  if (filled !== undefined) return filled
+  // No content declared, or one that takes problem details (*/*, application/*+json…).
+  if (response.media.length === 0 || matchMedia(response.media, PROBLEM) !== undefined) return problem
+  const text = response.media.find((m) => m.type.startsWith('text/'))
+  if (text !== undefined) return (_status, message) => ({ body: message, type: `${text.type === 'text/*' ? 'text/plain' : text.type}; charset=utf-8` })
+  const typed = (media: MediaSpec, body: unknown): ErrorWriter => () => ({ body, type: media.type === 'application/json' ? 'application/json; charset=utf-8' : media.type })
+  // The document's own example of the answer, one its schema takes; else a sample of it (XML unchecked, as the mock answers it).
+  for (const media of response.media) {
+    const validate = isJson(media) && media.schema !== undefined ? validators.response(media.schema) : undefined
+    const example = examplesOf(doc, media).find(({ value }) => validate === undefined || validate(value))
+    if (example !== undefined) return typed(media, example.value)
+  }
+  if (json?.schema !== undefined) {
+    const made = validSample(doc, json.schema, validators.response(json.schema), { direction: 'response' })
+    if (made?.valid === true) return typed(json, made.value)
+  }
+  const xml = response.media.find((m) => m.type.endsWith('/xml') || m.type.endsWith('+xml'))
+  if (xml?.schema !== undefined) {
+    const made = validSample(doc, xml.schema, validators.response(xml.schema), { direction: 'response', xml: true })
+    if (made !== undefined) return typed(xml, made.value)
+  }
+  return problem
+}
+
 /** The writers of a document's errors: one for each route's requests, one for requests that matched none. */
 export function errorWriters (doc: OpenApiDocument, routes: RouteSpec[], validators: Validators, reasons: Record<number, string>): { forRoute: (route: RouteSpec) => ErrorWriter, fallback: ErrorWriter } {
   const problem: ErrorWriter = (status, message) => problemDetails(status, message, reasons[status] ?? 'Error')
@@ -67,7 +103,7 @@ export function errorWriters (doc: OpenApiDocument, routes: RouteSpec[], validat
   for (const route of routes) {
     for (const response of route.responses) {
       if (/^[23]/.test(response.status)) continue
-      const media = response.media.find((m) => m.type === 'application/json' || m.type.endsWith('+json'))
+      const media = response.media.find(isJson)
       if (media?.schema === undefined) continue
       const key = JSON.stringify(media.schema)
       counts.set(key, { count: (counts.get(key)?.count ?? 0) + 1, media })
@@ -83,7 +119,7 @@ export function errorWriters (doc: OpenApiDocument, routes: RouteSpec[], validat
         let writer = writers.get(status)
         if (writer === undefined) {
           const response = responseFor(route.responses, status)
-          writer = response === undefined ? fallback : writerOf(doc, response.media.find((m) => m.type === 'application/json' || m.type.endsWith('+json')), validators) ?? problem
+          writer = response === undefined ? fallback : declaredWriter(doc, response, validators, problem)
           writers.set(status, writer)
         }
         return writer(status, message)

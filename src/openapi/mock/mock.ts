@@ -6,7 +6,8 @@ import type { AnyHandler, HandlerInput } from '../routes/register.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { validSample } from '../schemas/samples.ts'
-import { pointerTarget } from '../schemas/schema.ts'
+import { examplesOf, type Example } from '../schemas/examples.ts'
+import { writeOnlyIn } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 
 /** A validator that passes anything: for what has no schema to be checked by. */
@@ -23,21 +24,6 @@ const ANY = Object.assign(() => true, { errors: null }) as unknown as ValidateFu
 
 /** What the mock tells about the document: an example or a sample it will not serve, and why. */
 export type Report = (message: string) => void
-
-interface Example { name: string, value: unknown }
-
-/** The examples a media type gives: its named examples, its single one, its schema's. */
-function examplesOf (doc: OpenApiDocument, media: MediaSpec): Example[] {
-  const named = Object.entries<any>(media.object.examples ?? {}).map(([name, example]) => {
-    const resolved = typeof example?.$ref === 'string' ? pointerTarget(doc, example.$ref) : example
-    return resolved !== null && typeof resolved === 'object' && 'value' in resolved ? { name, value: resolved.value } : undefined
-  }).filter((example): example is Example => example !== undefined)
-  if (media.object.example !== undefined) named.push({ name: 'example', value: media.object.example })
-  const schema = media.schema?.$ref === undefined ? media.schema : pointerTarget(doc, media.schema.$ref)
-  if (Array.isArray(schema?.examples)) named.push(...schema.examples.map((value: unknown, i: number) => ({ name: `schema example ${i + 1}`, value })))
-  else if (schema?.example !== undefined) named.push({ name: 'schema example', value: schema.example })
-  return named
-}
 
 /** Prefer: code=404, example=name (RFC 7240's preferences, as Prism reads them). */
 function preferences (header: unknown): { code?: number, example?: string } {
@@ -91,10 +77,12 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
     if (validate === undefined) validating.set(media, validate = validators.response(media.schema))
     return validate
   }
+  /** Whether an answer's value keeps to its schema, and where not: valid, and no writeOnly property in it. */
   const check = (media: MediaSpec, value: unknown, using?: Validators): { valid: boolean, why: string } => {
     const validate = validatorOf(media, using)
-    const valid = validate(value)
-    return { valid, why: valid ? '' : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join(', ') }
+    if (!validate(value)) return { valid: false, why: (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join(', ') }
+    const writeOnly = kindOfAnswer(media) === 'json' ? writeOnlyIn(doc, media.schema, value) : undefined
+    return { valid: writeOnly === undefined, why: writeOnly === undefined ? '' : `${writeOnly} is writeOnly, never sent` }
   }
   const where = (route: RouteSpec, response: ResponseSpec, media: MediaSpec) => `${route.method} ${route.path} ${response.status} ${media.type}`
   const servable = (route: RouteSpec, response: ResponseSpec, media: MediaSpec, example: Example, using = validators): boolean => {

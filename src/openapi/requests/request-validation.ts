@@ -52,6 +52,17 @@ function propertySchema (doc: OpenApiDocument, schema: unknown, name: string, se
  * objects' members: what a parameter or a form field read as text cannot say by itself
  * (`filter[tags]=a` for tags, a list).
  */
+/** The fields of a form body (application/x-www-form-urlencoded): each property of its schema a query parameter with the style its encoding gives (form, exploded, by default). */
+export function formFields (doc: OpenApiDocument, media: MediaSpec): ParameterSpec[] {
+  const encoding: Record<string, any> = media.object.encoding ?? {}
+  return (propertiesOf(doc, media.schema) ?? []).map((name): ParameterSpec => {
+    const schema = (propertySchema(doc, media.schema, name) ?? {}) as JsonSchema
+    const style: string = encoding[name]?.style ?? 'form'
+    const contentType: string | undefined = encoding[name]?.contentType
+    return { name, in: 'query', required: false, style, explode: encoding[name]?.explode ?? style === 'form', schema, contentType: contentType !== undefined && /\bjson\b/.test(contentType) ? contentType : undefined, shape: shapeOf(doc, schema), object: {} }
+  })
+}
+
 function shaped (doc: OpenApiDocument, schema: unknown, value: unknown): unknown {
   if (value === undefined || schema === undefined) return value
   const shape = shapeOf(doc, schema)
@@ -129,14 +140,7 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
   const formOf = (media: MediaSpec) => {
     let read = forms.get(media)
     if (read === undefined) {
-      const encoding: Record<string, any> = media.object.encoding ?? {}
-      const specs = (propertiesOf(doc, media.schema) ?? []).map((name): ParameterSpec => {
-        const schema = (propertySchema(doc, media.schema, name) ?? {}) as JsonSchema
-        const style: string = encoding[name]?.style ?? 'form'
-        const contentType: string | undefined = encoding[name]?.contentType
-        return { name, in: 'query', required: false, style, explode: encoding[name]?.explode ?? style === 'form', schema, contentType: contentType !== undefined && /\bjson\b/.test(contentType) ? contentType : undefined, shape: shapeOf(doc, schema) }
-      })
-      forms.set(media, read = formReader(specs, (spec) => propertiesOf(doc, spec.schema)))
+      forms.set(media, read = formReader(formFields(doc, media), (spec) => propertiesOf(doc, spec.schema)))
     }
     return read
   }

@@ -54,6 +54,13 @@ function runAll (hooks: Bound[], request: FastifyRequest, reply: FastifyReply, d
   hooks[i].hook.call(request.server, request, reply, (error?: Error) => error === undefined ? runAll(hooks, request, reply, done, i + 1) : done(error))
 }
 
+/** What an operation's requirements name that the document does not define, as a refusal says it; undefined when every scheme they name is defined. */
+export function undefinedSchemeOf (route: RouteSpec, document: OpenApiDocument): string | undefined {
+  const schemes: Record<string, SecurityScheme> = document.components?.securitySchemes ?? {}
+  const name = route.security.flatMap((requirement) => Object.keys(requirement ?? {})).find((name) => schemes[name] === undefined)
+  return name === undefined ? undefined : `requires security scheme "${name}", which components.securitySchemes does not define`
+}
+
 /**
  * The hooks an operation's requests pass, checking its requirements: none for a public one; for
  * one requirement, each scheme's check in turn; for alternatives, one hook that tries each.
@@ -62,9 +69,10 @@ export function securityHooks (route: RouteSpec, document: OpenApiDocument, chec
   const schemes: Record<string, SecurityScheme> = document.components?.securitySchemes ?? {}
   // security: [] or an empty alternative, {}: public.
   if (route.security.length === 0 || route.security.some((requirement) => Object.keys(requirement ?? {}).length === 0)) return []
+  const undefinedScheme = undefinedSchemeOf(route, document)
+  if (undefinedScheme !== undefined) throw new DocumentError(file, route.pointer, undefinedScheme)
   const alternatives: Bound[][] = route.security.map((requirement) => Object.entries(requirement).map(([name, scopes]) => {
     const scheme = schemes[name]
-    if (scheme === undefined) throw new DocumentError(file, route.pointer, `requires security scheme "${name}", which components.securitySchemes does not define`)
     const kind = schemeKind(scheme)
     const check = checks[kind] ?? (kind.startsWith('http:') ? checks['http:*'] : undefined)
     if (check === undefined) throw new DocumentError(file, route.pointer, `requires security scheme "${name}" (${kind}), which no check in this service is bound to`)

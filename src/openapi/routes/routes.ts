@@ -28,6 +28,8 @@ export interface ParameterSpec {
   /** The media type of a parameter given by content: its value is that, as text (JSON in a query). */
   contentType?: string
   shape: Shape
+  /** Where its examples are: the Parameter Object as written, or for one given by content, its media type's. */
+  object: Record<string, any>
 }
 
 export interface MediaSpec {
@@ -170,7 +172,8 @@ function parametersOf (doc: OpenApiDocument, raw: unknown[], at: string): Parame
       explode: parameter.explode ?? style === 'form',
       schema,
       contentType: content?.type,
-      shape: shapeOf(doc, schema)
+      shape: shapeOf(doc, schema),
+      object: content?.object ?? parameter
     })
   }
   return [...byKey.values()]

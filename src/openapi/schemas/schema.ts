@@ -221,3 +221,28 @@ export class SchemaRegistry {
     return this.#rewrite(node)
   }
 }
+
+/** The first property of `value` that its schema marks writeOnly, as a JSON pointer; undefined when none is there. */
+export function writeOnlyIn (doc: OpenApiDocument, schema: unknown, value: unknown, at = '', seen = new Set<unknown>()): string | undefined {
+  const s = derefSchema(doc, schema)
+  if (s === null || typeof s !== 'object' || value === null || typeof value !== 'object' || seen.has(s)) return undefined
+  seen.add(s)
+  for (const part of [...s.allOf ?? [], ...s.oneOf ?? [], ...s.anyOf ?? []]) {
+    const found = writeOnlyIn(doc, part, value, at, seen)
+    if (found !== undefined) return found
+  }
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = writeOnlyIn(doc, s.items, item, `${at}/${i}`, new Set(seen))
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  for (const [name, property] of Object.entries<any>(s.properties ?? {})) {
+    if (!(name in value)) continue
+    if (derefSchema(doc, property)?.writeOnly === true) return `${at}/${name}`
+    const found = writeOnlyIn(doc, property, (value as Record<string, unknown>)[name], `${at}/${name}`, new Set(seen))
+    if (found !== undefined) return found
+  }
+  return undefined
+}
