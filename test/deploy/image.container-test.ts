@@ -142,6 +142,10 @@ t.test('run hardened with a volume: durable across stop and start, a request in 
   t.equal((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status, 200, 'metrics on their own port')
   t.equal((await fetch(`${url}/metrics`)).status, 404, 'and not on the API\'s')
   t.equal(await create(url, 1, 'Fern'), 200, 'a create, with a token from a file as Kubernetes mounts it')
+  // The verify role, from a container of its own in the service's network: the image's document, kept to the letter.
+  const verified = podman('run', '--rm', ...HARDENED, '--network', `container:${name}`, '--env', `VERIFY_BEARER=${TOKEN}`, IMAGE, 'verify', '/app/openapi.yaml', 'http://127.0.0.1:3000', '--seed', '1')
+  t.equal(verified.status, 0, `the verify role finds nothing: ${verified.stdout.slice(-800)}${verified.stderr.slice(-400)}`)
+  t.match(verified.stdout, /1 operation verified with \d+ requests in [\d.]+ s: no violation\./)
 
   const exec = (code: string) => podman('exec', name, '/usr/local/bin/node', '-e', code).stdout.trim()
   t.equal(exec('console.log(process.getuid(), process.getgid())'), '65532 65532', 'runs as 65532')

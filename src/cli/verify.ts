@@ -1,0 +1,168 @@
+// npm run verify -- <document> <base-url> [options]: verifies a running HTTP service, written in
+// anything, against an OpenAPI 3.0 or 3.1 document, on the engine the service and the mock run on
+// (openapi/verify/). Prints a summary (and a progress line on long runs), writes the reports asked
+// for, and exits 1 when it found a violation, 0 when it found none, 2 when it could not run.
+// The image runs it as its `verify` role.
+import { writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { CHECKS, type CheckName } from '../openapi/verify/checks.ts'
+import type { GivenCredentials } from '../openapi/verify/credentials.ts'
+import { DEFAULTS } from '../openapi/verify/defaults.ts'
+import type { Transport } from '../openapi/verify/verifier.ts'
+
+const USAGE = `Usage: npm run verify -- <document> <base-url> [options]
+
+Sends every operation of the document (OpenAPI 3.0 or 3.1, YAML or JSON) valid and invalid
+requests, to <base-url> and nowhere else, and judges each answer by the document.
+
+Credentials (each also from the environment variable in brackets, which keeps it out of the
+process list; a curl command in the report names it so, never its value):
+  --bearer TOKEN            for http bearer, OAuth 2.0 and OpenID Connect schemes [VERIFY_BEARER]
+  --basic USER:PASSWORD     for http basic schemes [VERIFY_BASIC]
+  --api-key KEY             for every apiKey scheme; SCHEME=KEY for one by name [VERIFY_API_KEY]
+  --header 'Name: value'    sent with every request (repeatable)
+Checks (all by default): ${CHECKS.join(', ')}
+  --checks a,b              only these
+  --exclude-checks a,b      all but these
+Bounds:
+  --generated N             valid requests drawn from the schemas per operation (${DEFAULTS.generated})
+  --seed N                  the same seed, the same requests (a random one, printed, by default)
+  --max-requests N          at most this many requests in all (${DEFAULTS.maxRequests})
+  --time-limit SECONDS      stop sending after this long (${DEFAULTS.timeLimitMs / 1000})
+  --concurrency N           operations verified at once (${DEFAULTS.concurrency})
+  --request-timeout SECONDS for each answer (${DEFAULTS.requestTimeoutMs / 1000})
+  --only-safe               only GET, HEAD and OPTIONS operations: a production smoke check
+  --dry-run                 list what would be sent, as curl commands, and send nothing
+Reports:
+  --report FILE.json        one entry per operation: its requests and violations
+  --junit FILE.xml          JUnit XML, for CI systems
+`
+
+class UsageError extends Error {}
+
+function integer (value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number, not "${value}"`)
+  return Number(value)
+}
+
+function checksOf (only: string | undefined, excluded: string | undefined): Set<CheckName> {
+  const names = (list: string): CheckName[] => list.split(',').map((name) => name.trim()).filter(Boolean).map((name) => {
+    if (!(CHECKS as readonly string[]).includes(name)) throw new UsageError(`no check is named "${name}" (there are ${CHECKS.join(', ')})`)
+    return name as CheckName
+  })
+  const chosen = new Set(only === undefined ? CHECKS : names(only))
+  for (const name of excluded === undefined ? [] : names(excluded)) chosen.delete(name)
+  return chosen
+}
+
+function credentialsOf (values: Record<string, any>): GivenCredentials {
+  const headers: Record<string, string> = {}
+  for (const header of values.header ?? []) {
+    const at = header.indexOf(':')
+    if (at <= 0) throw new UsageError(`--header takes 'Name: value', not "${header}"`)
+    headers[header.slice(0, at).trim()] = header.slice(at + 1).trim()
+  }
+  const keys: string[] = values['api-key'] ?? (process.env.VERIFY_API_KEY === undefined ? [] : [process.env.VERIFY_API_KEY])
+  const byScheme = Object.fromEntries(keys.filter((key) => /^[^=]+=/.test(key)).map((key) => [key.slice(0, key.indexOf('=')), key.slice(key.indexOf('=') + 1)]))
+  const all = keys.find((key) => !/^[^=]+=/.test(key))
+  return {
+    bearer: values.bearer ?? process.env.VERIFY_BEARER,
+    basic: values.basic ?? process.env.VERIFY_BASIC,
+    ...(keys.length > 0 && { apiKeys: { all, byScheme } }),
+    headers
+  }
+}
+
+/** A line that says how far the run is: rewritten in place on a terminal, every ten seconds elsewhere. */
+function progressLine (): (done: number, of: number, requests: number, violations: number) => void {
+  let last = 0
+  return (done, of, requests, violations) => {
+    const line = `${done}/${of} operations, ${requests} requests, ${violations} violations`
+    if (process.stderr.isTTY) process.stderr.write(`\r${line}${done === of ? '\n' : ''}`)
+    else if (Date.now() - last > 10_000 || done === of) {
+      last = Date.now()
+      process.stderr.write(`${line}\n`)
+    }
+  }
+}
+
+async function main (): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      bearer: { type: 'string' },
+      basic: { type: 'string' },
+      'api-key': { type: 'string', multiple: true },
+      header: { type: 'string', multiple: true },
+      checks: { type: 'string' },
+      'exclude-checks': { type: 'string' },
+      generated: { type: 'string' },
+      seed: { type: 'string' },
+      'max-requests': { type: 'string' },
+      'time-limit': { type: 'string' },
+      concurrency: { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'only-safe': { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      report: { type: 'string' },
+      junit: { type: 'string' },
+      help: { type: 'boolean', short: 'h' }
+    }
+  })
+  if (values.help === true) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const [path, baseUrl] = positionals
+  if (path === undefined || baseUrl === undefined || positionals.length > 2) throw new UsageError('a document and a base URL, and nothing else, come before the options')
+  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be http:// or https://, not "${baseUrl}"`)
+  // npm runs its scripts at the project's root; the paths are the user's, from where they ran it.
+  const here = (file: string): string => resolve(process.env.INIT_CWD ?? process.cwd(), file)
+  const options = {
+    credentials: credentialsOf(values),
+    checks: checksOf(values.checks, values['exclude-checks']),
+    seed: integer(values.seed, '--seed', Math.floor(Math.random() * 2 ** 31)),
+    generated: integer(values.generated, '--generated', DEFAULTS.generated),
+    maxRequests: integer(values['max-requests'], '--max-requests', DEFAULTS.maxRequests),
+    timeLimitMs: integer(values['time-limit'], '--time-limit', DEFAULTS.timeLimitMs / 1000) * 1000,
+    concurrency: Math.max(1, integer(values.concurrency, '--concurrency', DEFAULTS.concurrency)),
+    onlySafe: values['only-safe'] === true,
+    progress: progressLine()
+  }
+  const timeoutMs = integer(values['request-timeout'], '--request-timeout', DEFAULTS.requestTimeoutMs / 1000) * 1000
+  // The engine is loaded once the command is known to be right: a mistake in it is said at once.
+  const [{ loadDocument }, { modelOf }, { verify }, { httpTransport }, { reportOf, summaryOf }, { junitOf }, { curlOf }] = await Promise.all([
+    import('../openapi/document/document.ts'), import('../openapi/document/upgrade.ts'), import('../openapi/verify/verifier.ts'), import('../openapi/verify/http.ts'),
+    import('../openapi/verify/report.ts'), import('../openapi/verify/junit.ts'), import('../openapi/verify/curl.ts')
+  ])
+  const document = await modelOf((await loadDocument(here(path))).document, { inPlace: true })
+
+  if (values['dry-run'] === true) {
+    const listed: string[] = []
+    const send: Transport = async (request) => { throw new Error(`dry run: ${request.method} ${request.path} not sent`) }
+    const verification = await verify(document, send, { ...options, progress: undefined })
+    for (const operation of verification.operations) {
+      listed.push(`${operation.method} ${operation.path} (${operation.operationId})`)
+      for (const sent of operation.sent) listed.push(`  ${sent.kind}, ${sent.fault ?? sent.source}: ${curlOf(baseUrl, sent.request, sent.secrets)}`)
+    }
+    process.stdout.write(`${listed.join('\n')}\n${verification.requests} requests would be sent (seed ${verification.seed}).\n`)
+    return 0
+  }
+
+  const http = httpTransport(baseUrl, { timeoutMs, connections: options.concurrency })
+  const verification = await verify(document, http.send, options).finally(http.close)
+  const report = reportOf(verification, path, baseUrl)
+  if (values.report !== undefined) writeFileSync(here(values.report), `${JSON.stringify(report, null, 2)}\n`)
+  if (values.junit !== undefined) writeFileSync(here(values.junit), junitOf(report))
+  process.stdout.write(`${summaryOf(report)}\n`)
+  return report.operations.some((o) => o.violations.length > 0) ? 1 : 0
+}
+
+// A mistake in the command, or a document it cannot read, says why in one line, with no stack trace.
+process.exitCode = await main().catch((err: Error) => {
+  const usage = err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
+  process.stderr.write(usage ? `${err.message}\n\n${USAGE}` : `npm run verify cannot run: ${err.message}\n`)
+  return 2
+})

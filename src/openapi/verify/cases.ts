@@ -1,0 +1,222 @@
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import fc from 'fast-check'
+import type { OpenApiDocument } from '../document/document.ts'
+import { parseJsonBody } from '../../http/json-body.ts'
+import { kindOf, matchMedia } from '../requests/bodies.ts'
+import type { MediaSpec, ParameterSpec, RouteSpec } from '../routes/routes.ts'
+import { examplesOf } from '../schemas/examples.ts'
+import { validSample } from '../schemas/samples.ts'
+import { derefSchema } from '../schemas/schema.ts'
+import type { Validators } from '../schemas/validation.ts'
+import { arbitraryOf } from './arbitraries.ts'
+import { credentialsFor, isPublic, type GivenCredentials, type Secret } from './credentials.ts'
+import { bodyIn, cookiePairs, isNested, queryPairs, spelled, type HttpRequest } from './spelling.ts'
+
+// What the verifier sends an operation. Valid requests: the document's examples (where they are
+// valid against their schemas), a sample of each body media type (schemas/samples.ts), and values
+// drawn from the schemas (arbitraries.ts); each value is valid by the engine's own validators, so
+// what the verifier calls valid is what the mock and the service accept. Invalid requests, each
+// the sample with one fault: a body without a required property, a property of the wrong type, a
+// required query parameter or header missing, a path parameter of the wrong type, a media type the
+// operation does not declare, no credentials.
+
+export type Fault = 'body without a required property' | 'body property of the wrong type' | 'required query parameter missing' |
+  'required header missing' | 'path parameter of the wrong type' | 'undeclared media type' | 'no credentials'
+
+/** Where a valid request's values come from. */
+export type Source = 'example' | 'sample' | 'generated'
+
+export interface Case {
+  /** What the request is: valid, or invalid by one fault. */
+  kind: 'valid' | 'invalid'
+  source: Source
+  fault?: Fault
+  request: HttpRequest
+  /** The credentials it carries, for a curl command to name by variable. */
+  secrets: Secret[]
+}
+
+/** The values of a request: each parameter's (absent when undefined) and the body's, in a media type. */
+export interface Values { parameters: unknown[], media?: MediaSpec, body?: unknown }
+
+/** An operation no valid request can be made for by these means (a schema no value satisfies, a pattern the sampler cannot follow). */
+export class Unbuildable extends Error {}
+
+// What the HTTP client writes itself: the body's length, the host, the connection.
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'host', 'connection'])
+// A media type that no operation declares, but for */*.
+const UNDECLARED = 'application/x-verify-undeclared'
+
+export interface Planner {
+  /** The operation's parameters, in the order Values holds them. */
+  parameters: ParameterSpec[]
+  /** Valid requests from the document's examples and from samples; their first is the base of the invalid ones. Throws Unbuildable. */
+  fixed: () => Case[]
+  /** The invalid requests, each the base with one fault. */
+  invalid: () => Case[]
+  /** Values drawn from the schemas, and the request of each: undefined for values the engine would refuse (not sent as valid). */
+  generated: () => { values: fc.Arbitrary<Values>, request: (values: Values) => Case | undefined } | undefined
+}
+
+export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Validators, given: GivenCredentials): Planner {
+  const parameters = route.parameters.filter((p) => !(p.in === 'header' && FRAMING.has(p.name)))
+  const validating = new WeakMap<object, ValidateFunction>()
+  const validatorOf = (schema: object): ValidateFunction => {
+    let validate = validating.get(schema)
+    if (validate === undefined) validating.set(schema, validate = validators.request(schema))
+    return validate
+  }
+  const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validatorOf(schema)(value)
+  const media = route.body?.media ?? []
+  // A client sends JSON where the operation takes it.
+  const preferred = media.find((m) => /json/.test(m.type)) ?? media[0]
+
+  const sampleOf = (schema: object | undefined): unknown => {
+    if (schema === undefined) return undefined
+    const made = validSample(doc, schema, validatorOf(schema), { direction: 'request' })
+    if (made?.valid !== true) throw new Unbuildable(`no valid value of ${JSON.stringify(schema).slice(0, 120)} could be made`)
+    return made.value
+  }
+  /** Values with every parameter's sample (an optional one's left out when no style spells it) and the body's in `m`. */
+  const sampled = (m: MediaSpec | undefined): Values => ({
+    parameters: parameters.map((p) => {
+      const value = sampleOf(p.schema)
+      if (p.contentType !== undefined || !isNested(value)) return value
+      if (p.required) throw new Unbuildable(`${p.in} parameter ${p.name} is a structure no style spells`)
+      return undefined
+    }),
+    media: m,
+    body: m === undefined ? undefined : sampleOf(m.schema)
+  })
+  /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
+  const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(JSON.stringify(value ?? {})) : value
+  const firstValid = (object: { object: Record<string, any>, schema?: object }, read = (value: unknown) => value): { value: unknown } | undefined => {
+    const example = examplesOf(doc, object).find(({ value }) => valid(object.schema, read(value)))
+    return example === undefined ? undefined : { value: example.value }
+  }
+
+  const build = (values: Values, source: Source, fault?: Fault, omit?: ParameterSpec): Case => {
+    const credentials = fault === 'no credentials' ? { headers: {}, query: [], cookies: [], secrets: [] } : credentialsFor(doc, route, given)
+    let path = route.path
+    const query: string[] = []
+    const headers: Record<string, string> = {}
+    const cookies: string[] = []
+    parameters.forEach((p, i) => {
+      const value = values.parameters[i]
+      if (value === undefined || p === omit) return
+      if (p.in === 'path') path = path.replace(`{${p.name}}`, spelled(p, value, encodeURIComponent))
+      else if (p.in === 'query') query.push(...queryPairs(p, value))
+      else if (p.in === 'header') headers[p.name] = spelled(p, value, (s) => s)
+      else cookies.push(...cookiePairs(p, value))
+    })
+    Object.assign(headers, credentials.headers)
+    query.push(...credentials.query)
+    cookies.push(...credentials.cookies)
+    if (cookies.length > 0) headers.cookie = cookies.join('; ')
+    const request: HttpRequest = { method: route.method, path: path + (query.length === 0 ? '' : `?${query.join('&')}`), headers }
+    if (values.media !== undefined) {
+      const { type, body } = bodyIn(doc, values.media, values.body)
+      request.headers['content-type'] = fault === 'undeclared media type' ? UNDECLARED : type
+      request.body = body
+    }
+    return { kind: fault === undefined ? 'valid' : 'invalid', source, ...(fault !== undefined && { fault }), request, secrets: credentials.secrets }
+  }
+
+  let base: Values | undefined
+  const fixed = (): Case[] => {
+    const cases: Case[] = []
+    // The document's examples, where it gives any: each parameter's and the body's first valid one, samples for the rest.
+    const parameterExamples = parameters.map((p) => firstValid(p))
+    const bodyExample = preferred === undefined ? undefined : firstValid(preferred, (value) => asRead(preferred, value))
+    base = sampled(preferred)
+    if (parameterExamples.some((e) => e !== undefined) || bodyExample !== undefined) {
+      cases.push(build({ parameters: parameterExamples.map((e, i) => e !== undefined ? e.value : base!.parameters[i]), media: preferred, body: bodyExample !== undefined ? bodyExample.value : base.body }, 'example'))
+    }
+    cases.push(build(base, 'sample'))
+    for (const other of media.filter((m) => m !== preferred)) cases.push(build(sampled(other), 'sample'))
+    return cases
+  }
+
+  const invalid = (): Case[] => {
+    if (base === undefined) return []
+    const cases: Case[] = []
+    const body = base.body
+    const schema = base.media?.schema
+    if (base.media !== undefined && /json/.test(base.media.type) && schema !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+      const required = requiredOf(doc, schema)
+      const missing = [...required.keys()].map((name) => without(body, name)).find((rest) => !valid(schema, rest))
+      if (missing !== undefined) cases.push(build({ ...base, body: missing }, 'sample', 'body without a required property'))
+      const wrong = [...required].map(([name, property]) => ({ name, value: wrongFor(doc, property) })).filter(({ value }) => value !== undefined)
+        .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !valid(schema, broken))
+      if (wrong !== undefined) cases.push(build({ ...base, body: wrong }, 'sample', 'body property of the wrong type'))
+    }
+    const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode))
+    if (query !== undefined) cases.push(build(base, 'sample', 'required query parameter missing', query))
+    const header = parameters.find((p) => p.in === 'header' && p.required)
+    if (header !== undefined) cases.push(build(base, 'sample', 'required header missing', header))
+    const numeric = parameters.findIndex((p) => p.in === 'path' && p.style === 'simple' && p.shape === 'primitive' && p.contentType === undefined &&
+      ['integer', 'number', 'boolean'].includes([derefSchema(doc, p.schema)?.type].flat().join()))
+    if (numeric >= 0) cases.push(build({ ...base, parameters: base.parameters.map((v, i) => i === numeric ? 'not-a-number' : v) }, 'sample', 'path parameter of the wrong type'))
+    if (base.media !== undefined && matchMedia(media, UNDECLARED) === undefined) cases.push(build(base, 'sample', 'undeclared media type'))
+    const schemes = route.security.flatMap((r) => Object.keys(r)).map((name) => doc.components?.securitySchemes?.[name])
+    if (!isPublic(route) && !schemes.some((scheme) => scheme?.type === 'mutualTLS')) cases.push(build(base, 'sample', 'no credentials'))
+    return cases
+  }
+
+  const generated = (): ReturnType<Planner['generated']> => {
+    const inText = (p: ParameterSpec) => ({ inText: p.contentType === undefined })
+    const parameterValues = parameters.map((p) => {
+      const value = arbitraryOf(doc, p.schema, inText(p))
+      return value === undefined ? undefined : p.required ? value : fc.option(value, { nil: undefined })
+    })
+    if (parameterValues.some((value, i) => value === undefined && parameters[i].required)) return undefined
+    const bodyValue = preferred === undefined ? undefined : arbitraryOf(doc, preferred.schema ?? {}, { inText: false })
+    if (preferred !== undefined && bodyValue === undefined) return undefined
+    const values = fc.record({
+      parameters: fc.tuple(...parameterValues.map((value) => value ?? fc.constant(undefined))),
+      body: bodyValue ?? fc.constant(undefined)
+    }).map(({ parameters, body }): Values => ({ parameters, media: preferred, body }))
+    const request = (drawn: Values): Case | undefined => {
+      const fits = parameters.every((p, i) => drawn.parameters[i] === undefined ||
+        (valid(p.schema, drawn.parameters[i]) && (p.contentType !== undefined || !isNested(drawn.parameters[i])) && (p.in !== 'path' || segmentFits(p, drawn.parameters[i])))) &&
+        (preferred === undefined || valid(preferred.schema, asRead(preferred, drawn.body)))
+      return fits ? build(drawn, 'generated') : undefined
+    }
+    return { values, request }
+  }
+
+  return { parameters, fixed, invalid, generated }
+}
+
+/** A path parameter's value spelled as a segment a URL keeps: not empty, nor one that reads as "." or ".." (and would move the path). */
+function segmentFits (p: ParameterSpec, value: unknown): boolean {
+  const segment = spelled(p, value, encodeURIComponent)
+  return segment !== '' && !/^(\.|%2e){1,2}$/i.test(segment) && !/^[.;]$/.test(segment)
+}
+
+/** An object without one of its properties. */
+function without (object: object, name: string): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...object }
+  delete rest[name]
+  return rest
+}
+
+/** The required properties of an object schema, through $refs and allOf, each with its schema; readOnly ones left out (a client does not send them). */
+function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>()
+  const resolved = derefSchema(doc, schema)
+  if (resolved === null || typeof resolved !== 'object') return out
+  const properties = resolved.properties ?? {}
+  for (const name of Array.isArray(resolved.required) ? resolved.required : []) {
+    if (derefSchema(doc, properties[name])?.readOnly !== true) out.set(name, properties[name])
+  }
+  for (const part of resolved.allOf ?? []) for (const [name, s] of requiredOf(doc, part)) out.set(name, s)
+  return out
+}
+
+/** A value of the wrong type for `schema`: text for a number, a boolean or a list; a number for text. */
+function wrongFor (doc: OpenApiDocument, schema: unknown): unknown {
+  const types = [derefSchema(doc, schema)?.type].flat().filter(Boolean)
+  if (types.length === 0) return undefined
+  return types.includes('string') ? (types.includes('number') || types.includes('integer') ? [[]] : 12345) : 'not-of-its-type'
+}

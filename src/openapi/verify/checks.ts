@@ -1,0 +1,113 @@
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { responseFor } from '../answers/responses.ts'
+import type { OpenApiDocument } from '../document/document.ts'
+import { kindOf, matchMedia } from '../requests/bodies.ts'
+import type { RouteSpec } from '../routes/routes.ts'
+import { derefSchema, writeOnlyIn } from '../schemas/schema.ts'
+import type { Validators } from '../schemas/validation.ts'
+import type { Case } from './cases.ts'
+
+// What the verifier judges of an answer, each a check of its own, named as Schemathesis names
+// its checks, and each one can be switched off. Of every answer: no 5xx; a status the operation
+// declares (its own code, its range, or default); a Content-Type declared for that status; a body
+// valid against its schema, by the engine's validators (writeOnly properties never sent); the
+// headers the document requires of it, there and valid. (An invalid request's refusal with a 4xx
+// the operation does not declare is left to negative_data_rejection.) Of a valid request's: not refused for its
+// content (400, 415, 422). Of an invalid request's: refused with a 4xx. Of one sent without the
+// credentials the operation requires: not answered as if it had them.
+
+export const CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_schema_conformance',
+  'response_headers_conformance',
+  'positive_data_acceptance',
+  'negative_data_rejection',
+  'ignored_auth'
+] as const
+export type CheckName = typeof CHECKS[number]
+
+/** An answer as it came back. */
+export interface Answer { status: number, headers: Record<string, string | undefined>, body: Buffer }
+
+export interface Violation { check: CheckName, status: number, detail: string }
+
+// The statuses that refuse a request for what it holds, where the verifier sent one the document allows.
+const CONTENT_REFUSALS = new Set([400, 415, 422])
+
+export interface Judge { (sent: Case, answer: Answer): Violation[] }
+
+/** A judge of the operation's answers, by the checks in `enabled`. */
+export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Validators, enabled: ReadonlySet<CheckName>): Judge {
+  const compiled = new WeakMap<object, ValidateFunction>()
+  const validatorOf = (schema: object, make: (schema: object) => ValidateFunction): ValidateFunction => {
+    let validate = compiled.get(schema)
+    if (validate === undefined) compiled.set(schema, validate = make(schema))
+    return validate
+  }
+  return (sent, answer) => {
+    const out: Violation[] = []
+    const { status } = answer
+    const fail = (check: CheckName, detail: string): void => { if (enabled.has(check)) out.push({ check, status, detail }) }
+
+    if (status >= 500) fail('not_a_server_error', `answered ${status}`)
+    if (sent.fault === undefined && CONTENT_REFUSALS.has(status)) fail('positive_data_acceptance', `a valid request (${sent.source}) refused with ${status}: ${excerpt(answer.body)}`)
+    if (sent.fault === 'no credentials' && status < 400) fail('ignored_auth', `answered ${status} to a request without the credentials the operation requires`)
+    else if (sent.fault !== undefined && status < 400) fail('negative_data_rejection', `an invalid request (${sent.fault}) accepted with ${status}`)
+
+    // An invalid request refused with a 4xx is what negative_data_rejection asks for, declared or
+    // not: documents seldom declare every refusal.
+    const refusal = sent.fault !== undefined && status >= 400 && status < 500
+    if (route.responses.length === 0) {
+      // An operation that declares no answer at all is answered by any success.
+      if ((status < 200 || status >= 300) && !refusal) fail('status_code_conformance', `status ${status}, where the operation declares no answer`)
+      return out
+    }
+    const response = responseFor(route.responses, status)
+    if (response === undefined) {
+      if (!refusal) fail('status_code_conformance', `status ${status}, which the operation does not declare (it declares ${route.responses.map((r) => r.status).join(', ')})`)
+      return out
+    }
+
+    for (const [name, header] of Object.entries(response.headers)) {
+      if (header.required !== true || name.toLowerCase() === 'content-type') continue
+      const value = answer.headers[name.toLowerCase()]
+      if (value === undefined) {
+        fail('response_headers_conformance', `${status} without the ${name} header it requires`)
+        continue
+      }
+      const schema = header.schema ?? header.content?.[Object.keys(header.content)[0]]?.schema
+      if (schema === undefined) continue
+      // A header's value is text, a list's items separated by commas (style simple), as the engine reads parameters.
+      const list = [derefSchema(doc, schema)?.type].flat().includes('array')
+      const validate = validatorOf(schema, validators.text)
+      if (!validate(list ? value.split(',').map((item) => item.trim()) : value)) fail('response_headers_conformance', `${status} ${name}: ${JSON.stringify(value)} breaks its schema: ${errorsOf(validate)}`)
+    }
+
+    // No content, whatever the document says of it: HTTP sends none with a 204 or a 304, nor to a HEAD.
+    if (response.media.length === 0 || status === 204 || status === 304 || route.method === 'HEAD') return out
+    const type = answer.headers['content-type']?.split(';')[0].trim().toLowerCase()
+    const media = matchMedia(response.media, type)
+    if (media === undefined) {
+      fail('content_type_conformance', `${status} in ${type ?? 'no media type'}, which the operation does not declare for it (${response.media.map((m) => m.type).join(', ')})`)
+      return out
+    }
+    if (media.schema === undefined || type === undefined || kindOf(type) !== 'json') return out
+    let value: unknown
+    try {
+      value = JSON.parse(answer.body.toString('utf8'))
+    } catch {
+      fail('response_schema_conformance', `${status} ${type}: the body is not JSON: ${excerpt(answer.body)}`)
+      return out
+    }
+    const validate = validatorOf(media.schema, validators.response)
+    if (!validate(value)) fail('response_schema_conformance', `${status} ${type}: the body breaks its schema: ${errorsOf(validate)}`)
+    const writeOnly = writeOnlyIn(doc, media.schema, value)
+    if (writeOnly !== undefined) fail('response_schema_conformance', `${status} ${type}: ${writeOnly} is writeOnly, never to be sent`)
+    return out
+  }
+}
+
+const errorsOf = (validate: ValidateFunction): string => (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join(', ')
+const excerpt = (body: Buffer): string => JSON.stringify(body.toString('utf8').slice(0, 200))

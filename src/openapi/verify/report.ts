@@ -1,0 +1,65 @@
+import { CHECKS } from './checks.ts'
+import { curlOf } from './curl.ts'
+import type { OperationResult, Verification } from './verifier.ts'
+
+// What a verification found, for people (a summary: each check's count, each violation with the
+// request that shows it as a curl command) and for programs (one entry per operation, as JSON).
+// junit.ts writes it for CI systems.
+
+export interface ReportedViolation { check: string, status: number, detail: string, curl: string, shrunk?: boolean }
+export interface ReportedOperation { method: string, path: string, operationId: string, requests: number, violations: ReportedViolation[], notes: string[] }
+export interface Report {
+  document: string
+  baseUrl: string
+  seed: number
+  requests: number
+  durationMs: number
+  stopped?: string
+  operations: ReportedOperation[]
+  /** Operations of the document no request can reach, with why. */
+  leftOut: Array<{ operation: string, problem: string }>
+}
+
+export function reportOf (verification: Verification, document: string, baseUrl: string): Report {
+  return {
+    document,
+    baseUrl,
+    seed: verification.seed,
+    requests: verification.requests,
+    durationMs: verification.durationMs,
+    ...(verification.stopped !== undefined && { stopped: verification.stopped }),
+    operations: verification.operations.map((o: OperationResult) => ({
+      method: o.method,
+      path: o.path,
+      operationId: o.operationId,
+      requests: o.requests,
+      violations: o.violations.map((v) => ({ check: v.check, status: v.status, detail: v.detail, curl: curlOf(baseUrl, v.request, v.secrets), ...(v.shrunk !== undefined && { shrunk: v.shrunk }) })),
+      notes: o.notes
+    })),
+    leftOut: verification.refused.map(({ operation, problem }) => ({ operation, problem }))
+  }
+}
+
+const plural = (n: number, word: string): string => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`
+
+/** The summary for a terminal. */
+export function summaryOf (report: Report): string {
+  const lines: string[] = []
+  const flagged = report.operations.filter((o) => o.violations.length > 0)
+  for (const operation of flagged) {
+    lines.push(`${operation.method} ${operation.path} (${operation.operationId})`)
+    for (const v of operation.violations) lines.push(`  ✗ ${v.check}${v.shrunk === true ? ' (shrunk)' : ''}: ${v.detail}`, `    ${v.curl}`)
+  }
+  if (flagged.length > 0) lines.push('')
+  const counts = new Map<string, number>(CHECKS.map((check) => [check, 0]))
+  for (const v of report.operations.flatMap((o) => o.violations)) counts.set(v.check, (counts.get(v.check) ?? 0) + 1)
+  for (const [check, count] of counts) lines.push(`${count === 0 ? '✓' : '✗'} ${check.padEnd(30)} ${count === 0 ? 'nothing found' : plural(count, 'violation')}`)
+  const partial = report.operations.filter((o) => o.notes.length > 0)
+  lines.push('', `${plural(report.operations.length, 'operation')} verified with ${plural(report.requests, 'request')} in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+    `${flagged.length === 0 ? 'no violation' : `${plural(flagged.length, 'operation')} (${(100 * flagged.length / Math.max(1, report.operations.length)).toFixed(1)}%) with violations`}.`)
+  if (partial.length > 0) lines.push(`${plural(partial.length, 'operation')} verified in part (see the notes in --report).`)
+  if (report.leftOut.length > 0) lines.push(`${plural(report.leftOut.length, 'operation')} of the document left out: no request can reach ${report.leftOut.length === 1 ? 'it' : 'them'} (${report.leftOut.map((l) => l.operation).join(', ')}).`)
+  if (report.stopped !== undefined) lines.push(`Stopped at ${report.stopped}: what was not sent is not verified.`)
+  lines.push(`Seed ${report.seed}: --seed ${report.seed} sends the same requests again.`)
+  return lines.join('\n')
+}

@@ -1,0 +1,210 @@
+import fc from 'fast-check'
+import type { OpenApiDocument } from '../document/document.ts'
+import { undefinedSchemeOf } from '../requests/security.ts'
+import { routeList, type Refusal, type RouteSpec } from '../routes/routes.ts'
+import { createValidators } from '../schemas/validation.ts'
+import { planner, Unbuildable, type Case, type Fault, type Source } from './cases.ts'
+import { CHECKS, judge, type Answer, type CheckName, type Violation } from './checks.ts'
+import type { GivenCredentials } from './credentials.ts'
+import { DEFAULTS } from './defaults.ts'
+import type { HttpRequest } from './spelling.ts'
+
+// Verifies a running service against its document: for every operation the document has, the
+// requests cases.ts makes, each answer judged by the checks of checks.ts. Bounded everywhere: in
+// requests, in time, in the operations verified at once, and in what a failure's shrinking may
+// send. A 429 with Retry-After is waited for and sent again, up to a bound, and not judged. It
+// knows nothing of HTTP: a transport sends (http.ts over the network; the tests' inject()).
+
+/** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout). */
+export type Transport = (request: HttpRequest) => Promise<Answer>
+
+export interface VerifyOptions {
+  credentials?: GivenCredentials
+  /** The checks to run; every one by default. */
+  checks?: ReadonlySet<CheckName>
+  /** Makes the generated values; the same seed, the same requests. */
+  seed: number
+  /** Valid requests drawn from the schemas per operation, besides the examples and samples. */
+  generated?: number
+  /** Only GET, HEAD and OPTIONS operations. */
+  onlySafe?: boolean
+  /** At most this many requests in all, counting retries and shrinking. */
+  maxRequests?: number
+  /** Stop sending after this long. */
+  timeLimitMs?: number
+  /** Operations verified at once. */
+  concurrency?: number
+  /** At most this many requests to shrink one failing value. */
+  shrinkRequests?: number
+  /** A 429 is sent again at most this many times, after its Retry-After (at most maxRetryAfterMs). */
+  retries429?: number
+  maxRetryAfterMs?: number
+  /** Told as each operation is done. */
+  progress?: (done: number, of: number, requests: number, violations: number) => void
+}
+
+/** One request sent, what it was and what came back. */
+export interface Sent { kind: Case['kind'], source: Source, fault?: Fault, request: HttpRequest, secrets: Case['secrets'], status?: number, error?: string }
+
+export interface FoundViolation extends Violation { request: HttpRequest, secrets: Case['secrets'], source: Source, fault?: Fault, shrunk?: boolean }
+
+export interface OperationResult {
+  method: string
+  /** As the document writes it. */
+  path: string
+  operationId: string
+  requests: number
+  violations: FoundViolation[]
+  /** Why the operation could be verified only in part (no valid request could be made), or not at all (left out by the bounds). */
+  notes: string[]
+  sent: Sent[]
+}
+
+export interface Verification {
+  seed: number
+  operations: OperationResult[]
+  /** Operations of the document that no request can reach, with why. */
+  refused: Refusal[]
+  requests: number
+  durationMs: number
+  /** What ended the run before every operation was verified. */
+  stopped?: string
+}
+
+// Operations whose requests change nothing: what --only-safe sends.
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** A seed for each operation, from the run's and the operation's own: its requests do not depend on the order operations run in. */
+function operationSeed (seed: number, route: RouteSpec): number {
+  let hash = 0x811c9dc5 ^ seed
+  for (const char of `${route.method} ${route.path}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193)
+  return hash | 0
+}
+
+export async function verify (doc: OpenApiDocument, send: Transport, options: VerifyOptions): Promise<Verification> {
+  const settings = { ...DEFAULTS, ...options }
+  const started = Date.now()
+  const { routes, refused } = routeList(doc)
+  // What the engine cannot serve it cannot verify: an operation whose security names no scheme of the document.
+  const served = routes.filter((route) => {
+    const problem = undefinedSchemeOf(route, doc)
+    if (problem !== undefined) refused.push({ operation: `${route.method} ${route.path}`, pointer: route.pointer, problem })
+    return problem === undefined
+  })
+  const chosen = served.filter((route) => !settings.onlySafe || SAFE.has(route.method))
+  const validators = createValidators(doc)
+  const checks = settings.checks ?? new Set<CheckName>(CHECKS)
+  let requests = 0
+  let violations = 0
+  let stopped: string | undefined
+  const budgetLeft = (): boolean => {
+    if (requests >= settings.maxRequests) stopped ??= `the bound of ${settings.maxRequests} requests`
+    else if (Date.now() - started >= settings.timeLimitMs) stopped ??= `the time limit of ${Math.round(settings.timeLimitMs / 1000)} s`
+    return stopped === undefined
+  }
+
+  /** Sends, waiting out a 429's Retry-After (bounded) and sending again; undefined when the bounds are spent. */
+  const exchange = async (request: HttpRequest, result: OperationResult): Promise<Answer | Error | undefined> => {
+    for (let attempt = 0; ; attempt++) {
+      if (!budgetLeft()) return undefined
+      requests++
+      result.requests++
+      let answer: Answer
+      try {
+        answer = await send(request)
+      } catch (err) {
+        return err as Error
+      }
+      const wait = retryAfterMs(answer)
+      if (answer.status !== 429 || wait === undefined || attempt === settings.retries429) return answer
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, settings.maxRetryAfterMs)))
+    }
+  }
+
+  const verifyOperation = async (route: RouteSpec): Promise<OperationResult> => {
+    const result: OperationResult = { method: route.method, path: route.path, operationId: route.operationId, requests: 0, violations: [], notes: [], sent: [] }
+    const judged = judge(doc, route, validators, checks)
+    const plan = planner(doc, route, validators, settings.credentials ?? {})
+    /** Sends a case and judges its answer: its violations; undefined when nothing was sent. */
+    const run = async (sent: Case): Promise<Violation[] | undefined> => {
+      const answer = await exchange(sent.request, result)
+      if (answer === undefined) return undefined
+      const record: Sent = { kind: sent.kind, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), request: sent.request, secrets: sent.secrets }
+      result.sent.push(record)
+      if (answer instanceof Error) {
+        record.error = answer.message
+        result.notes.push(`${sent.request.method} ${sent.request.path}: no answer (${answer.message})`)
+        return []
+      }
+      record.status = answer.status
+      return judged(sent, answer)
+    }
+    const keep = (sent: Case, found: Violation[], shrunk?: boolean): void => {
+      for (const violation of found) result.violations.push({ ...violation, request: sent.request, secrets: sent.secrets, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(shrunk !== undefined && { shrunk }) })
+    }
+
+    let fixed: Case[] = []
+    try {
+      fixed = plan.fixed()
+    } catch (err) {
+      if (!(err instanceof Unbuildable)) throw err
+      result.notes.push(`no valid request could be made: ${err.message}`)
+    }
+    for (const sent of [...fixed, ...plan.invalid()]) keep(sent, await run(sent) ?? [])
+
+    const drawn = plan.generated()
+    if (drawn !== undefined && settings.generated > 0) {
+      // Values drawn until as many valid ones were sent; one that an answer fails on is shrunk,
+      // within its budget of requests, to the smallest that still fails the same check.
+      let sentValid = 0
+      let failing: { check: CheckName, violations: Violation[], sent: Case } | undefined
+      let shrinking = 0
+      const property = fc.asyncProperty(drawn.values, async (values) => {
+        if (failing === undefined && sentValid >= settings.generated) return true
+        const sent = drawn.request(values)
+        if (sent === undefined) return true // refused by the engine: not a valid request to send
+        if (failing !== undefined && shrinking++ >= settings.shrinkRequests) return true
+        if (failing === undefined) sentValid++
+        const found = await run(sent)
+        if (found === undefined || found.length === 0) return true
+        if (failing !== undefined && !found.some((v) => v.check === failing!.check)) return true
+        failing = { check: failing?.check ?? found[0].check, violations: found, sent }
+        return false
+      })
+      await fc.check(property, { seed: operationSeed(settings.seed, route), numRuns: settings.generated * 10, endOnFailure: false, interruptAfterTimeLimit: Math.max(1, settings.timeLimitMs - (Date.now() - started)) })
+      if (failing !== undefined) keep(failing.sent, failing.violations, shrinking > 0)
+    }
+    // Every valid request refused for its credentials says more about the credentials than the service.
+    const valid = result.sent.filter((s) => s.kind === 'valid' && s.status !== undefined)
+    if (valid.length > 0 && valid.every((s) => s.status === 401 || s.status === 403)) result.notes.push(`every valid request was answered ${[...new Set(valid.map((s) => s.status))].join(' or ')}: are the credentials given the ones it takes?`)
+    violations += result.violations.length
+    return result
+  }
+
+  const results: OperationResult[] = new Array(chosen.length)
+  let next = 0
+  let done = 0
+  const worker = async (): Promise<void> => {
+    while (next < chosen.length) {
+      const i = next++
+      const route = chosen[i]
+      if (!budgetLeft()) {
+        results[i] = { method: route.method, path: route.path, operationId: route.operationId, requests: 0, violations: [], notes: [`not verified: the run reached ${stopped}`], sent: [] }
+      } else {
+        results[i] = await verifyOperation(route)
+      }
+      settings.progress?.(++done, chosen.length, requests, violations)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, settings.concurrency) }, worker))
+  return { seed: settings.seed, operations: results, refused, requests, durationMs: Date.now() - started, ...(stopped !== undefined && { stopped }) }
+}
+
+/** A 429's Retry-After, in milliseconds: seconds, or an HTTP date. */
+function retryAfterMs (answer: Answer): number | undefined {
+  const header = answer.headers['retry-after']
+  if (header === undefined) return undefined
+  if (/^\d+$/.test(header.trim())) return Number(header) * 1000
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
+}

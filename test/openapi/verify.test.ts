@@ -1,0 +1,75 @@
+import t, { type Test } from 'tap'
+import { httpTransport } from '../../src/openapi/verify/http.ts'
+import { reportOf } from '../../src/openapi/verify/report.ts'
+import { verify, type VerifyOptions } from '../../src/openapi/verify/verifier.ts'
+import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
+
+// The verifier against a service written by hand (test/helpers/pets-service.ts), over real HTTP:
+// kept to its document, it finds nothing; broken in one way, the check for that way names it,
+// with a curl command that sends the same request and never shows the token.
+
+async function verified (t: Test, fault?: Fault, options: Partial<VerifyOptions> = {}) {
+  const { url, requests } = await startPets(t, fault, { tooMany: options.retries429 === undefined ? 0 : 1 })
+  const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+  t.teardown(http.close)
+  const verification = await verify(structuredClone(PETS), http.send, { seed: 42, credentials: { bearer: TOKEN }, ...options })
+  return { verification, report: reportOf(verification, 'pets.yaml', url), requests }
+}
+
+t.test('a service that keeps its word: every operation verified, nothing found', async (t) => {
+  const { verification, report } = await verified(t)
+  t.same(report.operations.map((o) => `${o.method} ${o.path}`), ['GET /pets', 'POST /pets', 'GET /pets/{id}'])
+  t.same(report.operations.flatMap((o) => o.violations), [], 'no violation')
+  for (const operation of verification.operations) {
+    const kinds = new Set(operation.sent.map((s) => s.fault ?? s.source))
+    t.ok(kinds.has('sample') && kinds.has('generated') && kinds.has('no credentials'), `${operation.method} ${operation.path}: a sample, generated values and a request without credentials (${[...kinds].join(', ')})`)
+  }
+  const faults = new Set(verification.operations.flatMap((o) => o.sent.map((s) => s.fault)).filter(Boolean))
+  t.same([...faults].sort(), ['body property of the wrong type', 'body without a required property', 'no credentials', 'path parameter of the wrong type', 'required query parameter missing', 'undeclared media type'], 'each kind of invalid request the document allows')
+})
+
+for (const [fault, check] of Object.entries(FAULTS) as Array<[Fault, string]>) {
+  t.test(`${fault}: found by ${check}`, async (t) => {
+    const { report } = await verified(t, fault)
+    const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
+    const named = found.filter((v) => v.check === check)
+    t.ok(named.length > 0, `${check} names it: ${JSON.stringify(found.map((v) => `${v.operation} ${v.check}: ${v.detail}`))}`)
+    for (const v of named) {
+      t.match(v.curl, /^curl -sS -i -X (GET|POST) 'http:\/\/127\.0\.0\.1:\d+\/pets/, 'a curl command to the service')
+      t.notMatch(v.curl, TOKEN, 'without the token')
+    }
+    if (fault === 'auth ignored') t.notMatch(named[0].curl, /authorization/i, 'the request had no credentials')
+    else t.match(named[0].curl, '-H \'authorization: Bearer \'"$VERIFY_BEARER"', 'the token as the variable that holds it')
+  })
+}
+
+t.test('a generated value an answer fails on is shrunk to the smallest that still fails', async (t) => {
+  const { verification } = await verified(t, 'a valid name refused past three characters', { generated: 20 })
+  const shrunk = verification.operations.flatMap((o) => o.violations).filter((v) => v.check === 'positive_data_acceptance' && v.source === 'generated')
+  t.equal(shrunk.length, 1, 'one generated request kept, shrunk')
+  t.equal(shrunk[0].shrunk, true)
+  t.equal(JSON.parse(String(shrunk[0].request.body)).name.length, 4, 'a name of four characters: the shortest the service refuses')
+})
+
+t.test('the same seed sends the same requests; another seed, others', async (t) => {
+  const sent = async (seed: number) => (await verified(t, undefined, { seed })).verification.operations.flatMap((o) => o.sent.map((s) => `${s.request.method} ${s.request.path} ${String(s.request.body)}`))
+  const first = await sent(7)
+  t.same(await sent(7), first)
+  t.not(JSON.stringify(await sent(8)), JSON.stringify(first))
+})
+
+t.test('bounded: a 429 is waited out and sent again; --only-safe, the bound on requests', async (t) => {
+  const retried = await verified(t, undefined, { retries429: 3, generated: 0, concurrency: 1 })
+  t.same(retried.report.operations.flatMap((o) => o.violations), [], 'the 429 is no violation')
+  t.equal(retried.requests.length, retried.verification.requests, 'the retry counted among the requests')
+  t.equal(retried.verification.operations.flatMap((o) => o.sent).length + 1, retried.requests.length, 'and sent once more, not judged')
+
+  const safe = await verified(t, 'an invalid body accepted with 2xx', { onlySafe: true })
+  t.same(safe.report.operations.map((o) => `${o.method} ${o.path}`), ['GET /pets', 'GET /pets/{id}'], 'only GET, HEAD and OPTIONS')
+  t.ok(safe.requests.every((r) => r.method === 'GET'), 'nothing else sent')
+
+  const bounded = await verified(t, undefined, { maxRequests: 5, concurrency: 1 })
+  t.equal(bounded.requests.length, 5, 'no more requests than the bound')
+  t.match(bounded.verification.stopped, 'the bound of 5 requests')
+  t.match(bounded.report.operations.at(-1)!.notes, ['not verified: the run reached the bound of 5 requests'])
+})
