@@ -133,7 +133,6 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
       result.sent.push(record)
       if (answer instanceof Error) {
         record.error = answer.message
-        result.notes.push(`${sent.request.method} ${sent.request.path}: no answer (${answer.message})`)
         return []
       }
       record.status = answer.status
@@ -157,7 +156,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
       // Values drawn until as many valid ones were sent; one that an answer fails on is shrunk,
       // within its budget of requests, to the smallest that still fails the same check.
       let sentValid = 0
-      let failing: { check: CheckName, violations: Violation[], sent: Case } | undefined
+      let failing: { check: CheckName, violations: Violation[], sent: Case, shrunk: boolean } | undefined
       let shrinking = 0
       const property = fc.asyncProperty(drawn.values, async (values) => {
         if (failing === undefined && sentValid >= settings.generated) return true
@@ -168,12 +167,14 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
         const found = await run(sent)
         if (found === undefined || found.length === 0) return true
         if (failing !== undefined && !found.some((v) => v.check === failing!.check)) return true
-        failing = { check: failing?.check ?? found[0].check, violations: found, sent }
+        failing = { check: failing?.check ?? found[0].check, violations: found, sent, shrunk: failing !== undefined }
         return false
       })
       await fc.check(property, { seed: operationSeed(settings.seed, route), numRuns: settings.generated * 10, endOnFailure: false, interruptAfterTimeLimit: Math.max(1, settings.timeLimitMs - (Date.now() - started)) })
-      if (failing !== undefined) keep(failing.sent, failing.violations, shrinking > 0)
+      if (failing !== undefined) keep(failing.sent, failing.violations, failing.shrunk)
     }
+    const unanswered = result.sent.filter((s) => s.error !== undefined)
+    if (unanswered.length > 0) result.notes.push(`${unanswered.length} of ${result.sent.length} requests got no answer (${unanswered[0].error})`)
     // Every valid request refused for its credentials says more about the credentials than the service.
     const valid = result.sent.filter((s) => s.kind === 'valid' && s.status !== undefined)
     if (valid.length > 0 && valid.every((s) => s.status === 401 || s.status === 403)) result.notes.push(`every valid request was answered ${[...new Set(valid.map((s) => s.status))].join(' or ')}: are the credentials given the ones it takes?`)
