@@ -1,3 +1,4 @@
+import { createServer } from 'node:http'
 import t, { type Test } from 'tap'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { reportOf } from '../../src/openapi/verify/report.ts'
@@ -72,4 +73,20 @@ t.test('bounded: a 429 is waited out and sent again; --only-safe, the bound on r
   t.equal(bounded.requests.length, 5, 'no more requests than the bound')
   t.match(bounded.verification.stopped, 'the bound of 5 requests')
   t.match(bounded.report.operations.at(-1)!.notes, ['not verified: the run reached the bound of 5 requests'])
+})
+
+t.test('only to the base URL: a path that would leave it is not sent, a redirect is not followed', async (t) => {
+  const hits: string[] = []
+  const server = createServer((req, res) => {
+    hits.push(req.url!)
+    res.writeHead(302, { location: 'http://elsewhere.example/' }).end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  const http = httpTransport(`http://127.0.0.1:${(server.address() as { port: number }).port}/api`, { timeoutMs: 5_000, connections: 1 })
+  t.teardown(http.close)
+  await t.rejects(http.send({ method: 'GET', path: '/../admin', headers: {} }), /^not sent: http:\/\/127\.0\.0\.1:\d+\/admin is outside/)
+  const redirected = await http.send({ method: 'GET', path: '/pets', headers: {} })
+  t.equal(redirected.status, 302, 'the redirect is the answer')
+  t.same(hits, ['/api/pets'], 'one request, under the base path; none to /admin, none to where the redirect points')
 })
