@@ -28,13 +28,14 @@ const document = {
       }
     }),
     '/text': op('text', { 'text/plain': { schema: { type: 'string', maxLength: 5 } } }),
+    '/suffixed': op('suffixed', { 'image/svg+xml': {}, 'model/vnd.scene+json': { schema: item } }),
     '/bytes': op('bytes', { 'application/octet-stream': {}, 'image/*': {} }),
     '/any': op('any', { '*/*': {} }),
     '/optional': op('optional', { 'application/json': { schema: item } }, false),
     '/query': { get: { operationId: 'query', requestBody: { required: true, content: { 'application/json': { schema: item } } }, responses: { 200: { description: 'echo' } } } }
   }
 }
-const handlers = Object.fromEntries(['json', 'form', 'upload', 'text', 'bytes', 'any', 'optional', 'query'].map((id) => [id, echo]))
+const handlers = Object.fromEntries(['json', 'form', 'upload', 'text', 'suffixed', 'bytes', 'any', 'optional', 'query'].map((id) => [id, echo]))
 
 function multipart (parts: Array<{ name: string, value: string, filename?: string, type?: string }>): { payload: string, headers: Record<string, string> } {
   const boundary = 'test-boundary-1234'
@@ -58,6 +59,8 @@ t.test('each media type, read and checked as it says', async (t) => {
   const upload = multipart([{ name: 'title', value: 'Report' }, { name: 'pages', value: '12' }, { name: 'meta', value: '{"a":1}', type: 'application/json' }, { name: 'file', value: 'x'.repeat(600), filename: 'report.pdf', type: 'application/pdf' }])
   t.same(await body('/upload', upload.payload, upload.headers['content-type']), { title: 'Report', pages: 12, meta: { a: 1 }, file: { filename: 'report.pdf', mimetype: 'application/pdf', data: '<600 bytes>' } }, 'multipart: fields converted, a JSON part parsed, the file in bytes')
   t.equal(await body('/text', 'hello', 'text/plain'), 'hello', 'text')
+  t.equal(await body('/suffixed', '<svg/>', 'image/svg+xml'), '<svg/>', 'a +xml type under another top-level type, as text')
+  t.same(await body('/suffixed', '{"name":"a"}', 'model/vnd.scene+json'), { name: 'a' }, 'and a +json one, as JSON')
   t.equal(await body('/bytes', Buffer.from([1, 2, 3]), 'application/octet-stream'), '<3 bytes>', 'bytes')
   t.equal(await body('/bytes', Buffer.from([1, 2]), 'image/png'), '<2 bytes>', 'a type in a declared range (image/*)')
   t.equal(await body('/any', Buffer.from([1, 2, 3, 4]), 'application/pdf'), '<4 bytes>', 'any type, where the document takes */*')

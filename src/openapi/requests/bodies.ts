@@ -74,10 +74,11 @@ export function bodyParsers (app: FastifyInstance, routes: RouteSpec[], routeOf:
   app.removeAllContentTypeParsers()
   if (kinds.has('json') || anything) {
     app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
-    app.addContentTypeParser(/^application\/[^;\s]+\+json(?:\s*;|$)/, { parseAs: 'string' }, jsonBodyParser)
+    app.addContentTypeParser(/^[^/;\s]+\/[^;\s]+\+json(?:\s*;|$)/, { parseAs: 'string' }, jsonBodyParser)
   }
   if (kinds.has('form') || anything) app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body))
-  if (kinds.has('text') || anything) app.addContentTypeParser(/^(text\/|application\/xml|application\/[^;\s]+\+xml)/, { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  // Whatever kindOf calls text: a +xml type under any top-level type too (image/svg+xml, message/imdn+xml).
+  if (kinds.has('text') || anything) app.addContentTypeParser(/^(text\/|application\/xml(?:\s*;|$)|[^/;\s]+\/[^;\s]+\+xml(?:\s*;|$))/, { parseAs: 'string' }, (_request, body, done) => done(null, body))
   // Left unread: its parts are streamed by the validation (readMultipart), which knows the operation.
   if (kinds.has('multipart') || anything) app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null))
   const bytes = new Set(declared.filter((media) => !media.type.includes('*') && kindOf(media.type) === 'bytes').map((media) => media.type))
