@@ -95,7 +95,15 @@ const NO_PARAMETERS = Object.freeze({ headers: Object.freeze({}), cookies: Objec
  */
 export type RequestValidation = (request: FastifyRequest) => Promise<Error | undefined> | Error | undefined
 
-export function requestValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators, limits: { partBytes: number, bodyBytes: number }): RequestValidation {
+/** A request's parameters as the engine reads them: from its router's path parameters, its URL and its headers. */
+export type ParameterSource = Pick<FastifyRequest, 'params' | 'url' | 'headers'> & Partial<Pick<FastifyRequest, 'query' | 'openapi'>>
+
+/**
+ * The check of an operation's parameters: each read as its style says, converted as its schema
+ * says, and validated; on the way, the request's params, query and openapi are set to what was
+ * read. The service's requests pass it, and the verifier's, before they are sent.
+ */
+export function parameterValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators): (request: ParameterSource) => Error | undefined {
   const read = parameterReader(route.parameters, route.pathNames, (p) => propertiesOf(doc, p.schema))
   // Per location: the parameters given as text (converted by their schemas), and those given by content (parsed already).
   const byLocation = (['path', 'query', 'header', 'cookie'] as const).map((location) => {
@@ -108,14 +116,9 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
       content: content.length === 0 ? undefined : validators.request(locationSchema(content))
     }
   }).filter((entry) => entry.text !== undefined || entry.content !== undefined)
-  const bodyValidators = new Map<MediaSpec, ValidateFunction | null>()
-  const bodyValidator = (media: MediaSpec): ValidateFunction | null => {
-    if (!bodyValidators.has(media)) bodyValidators.set(media, media.schema === undefined ? null : (kindOf(media.type) === 'json' ? validators.request : validators.text)(media.schema))
-    return bodyValidators.get(media)!
-  }
 
-  const parameters = (request: FastifyRequest): Error | undefined => {
-    const parts: Parts = read(request)
+  return (request) => {
+    const parts: Parts = read(request as FastifyRequest)
     for (const parameter of route.parameters) {
       const values = parts[parameter.in]
       if (parameter.name in values && parameter.contentType === undefined) values[parameter.name] = shaped(doc, parameter.schema, values[parameter.name])
@@ -133,6 +136,15 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     if (route.parameters.some((p) => p.in === 'path')) request.params = parts.path
     if (route.parameters.some((p) => p.in === 'query')) request.query = parts.query
     request.openapi = { headers: parts.header, cookies: parts.cookie }
+  }
+}
+
+export function requestValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators, limits: { partBytes: number, bodyBytes: number }): RequestValidation {
+  const parameters = parameterValidation(route, doc, validators)
+  const bodyValidators = new Map<MediaSpec, ValidateFunction | null>()
+  const bodyValidator = (media: MediaSpec): ValidateFunction | null => {
+    if (!bodyValidators.has(media)) bodyValidators.set(media, media.schema === undefined ? null : (kindOf(media.type) === 'json' ? validators.request : validators.text)(media.schema))
+    return bodyValidators.get(media)!
   }
 
   /** A form body's reader: each property of the schema a field, styled as its encoding says (parameters.ts). */

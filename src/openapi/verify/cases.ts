@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
 import { kindOf, matchMedia } from '../requests/bodies.ts'
+import { parameterValidation } from '../requests/request-validation.ts'
 import type { MediaSpec, ParameterSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { validSample } from '../schemas/samples.ts'
@@ -95,6 +96,18 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     return example === undefined ? undefined : { value: example.value }
   }
 
+  // The parameters of a request as the engine reads them (its router's path parameters, decoded;
+  // its URL; its headers): what it would refuse is no valid request, whatever the values were.
+  const checkParameters = parameterValidation(route, doc, validators)
+  const routerName = Object.fromEntries(Object.entries(route.pathNames).map(([router, name]) => [name, router]))
+  const engineRefuses = (request: HttpRequest, values: Values): Error | undefined => {
+    const params: Record<string, string> = {}
+    parameters.forEach((p, i) => {
+      if (p.in === 'path' && values.parameters[i] !== undefined) params[routerName[p.name]] = decodeURIComponent(spelled(p, values.parameters[i], encodeURIComponent))
+    })
+    return checkParameters({ params, url: request.path, headers: request.headers })
+  }
+
   const build = (values: Values, source: Source, fault?: Fault, omit?: ParameterSpec): Case => {
     const credentials = fault === 'no credentials' ? { headers: {}, query: [], cookies: [], secrets: [] } : credentialsFor(doc, route, given)
     let path = route.path
@@ -129,10 +142,15 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const parameterExamples = parameters.map((p) => firstValid(p))
     const bodyExample = preferred === undefined ? undefined : firstValid(preferred, (value) => asRead(preferred, value))
     base = sampled(preferred)
+    const sample = build(base, 'sample')
+    const refused = engineRefuses(sample.request, base)
+    if (refused !== undefined) throw new Unbuildable(`the engine reads the sample otherwise: ${refused.message}`)
     if (parameterExamples.some((e) => e !== undefined) || bodyExample !== undefined) {
-      cases.push(build({ parameters: parameterExamples.map((e, i) => e !== undefined ? e.value : base!.parameters[i]), media: preferred, body: bodyExample !== undefined ? bodyExample.value : base.body }, 'example'))
+      const example: Values = { parameters: parameterExamples.map((e, i) => e !== undefined ? e.value : base!.parameters[i]), media: preferred, body: bodyExample !== undefined ? bodyExample.value : base.body }
+      const sent = build(example, 'example')
+      if (engineRefuses(sent.request, example) === undefined) cases.push(sent)
     }
-    cases.push(build(base, 'sample'))
+    cases.push(sample)
     for (const other of media.filter((m) => m !== preferred)) cases.push(build(sampled(other), 'sample'))
     return cases
   }
@@ -177,10 +195,10 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       body: bodyValue ?? fc.constant(undefined)
     }).map(({ parameters, body }): Values => ({ parameters, media: preferred, body }))
     const request = (drawn: Values): Case | undefined => {
-      const fits = parameters.every((p, i) => drawn.parameters[i] === undefined ||
-        (valid(p.schema, drawn.parameters[i]) && (p.contentType !== undefined || !isNested(drawn.parameters[i])) && (p.in !== 'path' || segmentFits(p, drawn.parameters[i])))) &&
-        (preferred === undefined || valid(preferred.schema, asRead(preferred, drawn.body)))
-      return fits ? build(drawn, 'generated') : undefined
+      if (parameters.some((p, i) => p.in === 'path' && !segmentFits(p, drawn.parameters[i]))) return undefined
+      if (preferred !== undefined && !valid(preferred.schema, asRead(preferred, drawn.body))) return undefined
+      const sent = build(drawn, 'generated')
+      return engineRefuses(sent.request, drawn) === undefined ? sent : undefined
     }
     return { values, request }
   }
