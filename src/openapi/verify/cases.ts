@@ -101,11 +101,15 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   const checkParameters = parameterValidation(route, doc, validators)
   const routerName = Object.fromEntries(Object.entries(route.pathNames).map(([router, name]) => [name, router]))
   const engineRefuses = (request: HttpRequest, values: Values): Error | undefined => {
-    const params: Record<string, string> = {}
-    parameters.forEach((p, i) => {
-      if (p.in === 'path' && values.parameters[i] !== undefined) params[routerName[p.name]] = decodeURIComponent(spelled(p, values.parameters[i], encodeURIComponent))
-    })
-    return checkParameters({ params, url: request.path, headers: request.headers })
+    try {
+      const params: Record<string, string> = {}
+      parameters.forEach((p, i) => {
+        if (p.in === 'path' && values.parameters[i] !== undefined) params[routerName[p.name]] = decodeURIComponent(spelled(p, values.parameters[i], encodeURIComponent))
+      })
+      return checkParameters({ params, url: request.path, headers: request.headers })
+    } catch (err) {
+      return err as Error // a value no URL can hold (a lone surrogate), say
+    }
   }
 
   const build = (values: Values, source: Source, fault?: Fault, omit?: ParameterSpec): Case => {
@@ -197,7 +201,12 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const request = (drawn: Values): Case | undefined => {
       if (parameters.some((p, i) => p.in === 'path' && !segmentFits(p, drawn.parameters[i]))) return undefined
       if (preferred !== undefined && !valid(preferred.schema, asRead(preferred, drawn.body))) return undefined
-      const sent = build(drawn, 'generated')
+      let sent: Case
+      try {
+        sent = build(drawn, 'generated')
+      } catch {
+        return undefined // a value no URL or header can hold
+      }
       return engineRefuses(sent.request, drawn) === undefined ? sent : undefined
     }
     return { values, request }
