@@ -7,8 +7,8 @@ import { assertError, AUTH, buildTestApp, document, openStoreOf, post, testConfi
 // exactly as sent (or is a replay, or a conflict, as a model of the store predicts); every
 // invalid one gets 400 or 413 in the Error shape; nothing gets a 5xx; the process stays up.
 // HOSTILE_RUNS sets the cases per property. The everyday suite runs two properties of 500 on
-// each store (hostile.postgres.test.ts for PostgreSQL); the system suite the full 10,000 on each
-// (hostile.system.test.ts, hostile.postgres.system.test.ts).
+// SQLite; the system suite the full 10,000 on each store (hostile.system.test.ts,
+// hostile.postgres.system.test.ts).
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 500)
 const BODY_LIMIT = 16 * 1024 // a small limit, so that "huge" strings are cheap to make
 const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n }
