@@ -154,7 +154,7 @@ t.test('adding GET /plants/{id}: the document, one handler, its registration and
 
   // 4. Nothing else: npm run check and the tests pass (side by side: neither waits for the other).
   const derived = ['test/handlers/get-plant.test.ts', 'test/handlers/create-plant.test.ts', 'test/http/cors.test.ts', 'test/http/errors.test.ts',
-    'test/openapi/methods.test.ts', 'test/openapi/interop.test.ts', 'test/openapi/types.test.ts', 'test/openapi/deprecation.test.ts', 'test/openapi/routes.test.ts']
+    'test/openapi/methods.test.ts', 'test/openapi/interop.system.test.ts', 'test/openapi/types.test.ts', 'test/openapi/deprecation.test.ts', 'test/openapi/routes.test.ts']
   const [check, tests] = await Promise.all([npm('run', 'check'), run(copy, join(copy, 'node_modules/.bin/tap'), '--disable-coverage', '--reporter=tap', ...derived)])
   succeeds(t, 'npm run check', check)
   succeeds(t, 'the derived behaviour\'s tests and the new one\'s', tests)
