@@ -92,7 +92,7 @@ const NOT_FOUND = `    NotFound:
           schema:
             $ref: '#/components/schemas/Error'
 `
-const HANDLER = `import type { Handler } from '../openapi/handler-types.ts'
+const HANDLER = `import type { Handler } from '../openapi/routes/handler-types.ts'
 import type { PlantStore } from '../store/store.ts'
 
 export function getPlant (store: PlantStore): Handler<'getPlant'> {
