@@ -22,7 +22,7 @@ const SEED = Number(process.env.CORPUS_SEED ?? 1)
 const MOCKS = (process.env.CORPUS_MOCKS ?? 'ours,prism').split(',')
 // Bounds on one tool's run on one document.
 const VERIFY_TIME_LIMIT_S = 300
-const DREDD_TIMEOUT_MS = 300_000
+const DREDD_TIMEOUT_MS = 60_000
 
 interface Tally { documents: number, booted: number, operations: number, flagged: number, requests: number, byCheck: Record<string, number> }
 const tally = (): Tally => ({ documents: 0, booted: 0, operations: 0, flagged: 0, requests: 0, byCheck: Object.fromEntries(CHECKS.map((check) => [check, 0])) })
@@ -79,7 +79,8 @@ async function verifyAgainst (file: string, mock: Mock, reportFile: string): Pro
 /** Dredd on `file` against `mock`: its transactions' tally, or why there is none. */
 async function dreddAgainst (file: string, mock: Mock): Promise<{ passing: number, failing: number, errors: number, skipped: number } | { failure: string }> {
   const run = await timed(process.execPath, [join(CACHE, 'node_modules/dredd/bin/dredd'), file, mock.url, '--loglevel=warning'], DREDD_TIMEOUT_MS)
-  const counts = /complete: (?:(\d+) passing, )?(?:(\d+) failing, )?(?:(\d+) errors, )?(?:(\d+) skipped, )?(\d+) total/.exec(run.output)
+  // eslint-disable-next-line no-control-regex
+  const counts = /complete: (?:(\d+) passing, )?(?:(\d+) failing, )?(?:(\d+) errors, )?(?:(\d+) skipped, )?(\d+) total/.exec(run.output.replace(/\x1b\[[\d;]*m/g, ''))
   if (counts === null) return { failure: run.output.trim().split('\n').find((line) => /error/i.test(line))?.slice(0, 200) ?? `exit ${run.status}` }
   const [, passing = '0', failing = '0', errors = '0', skipped = '0'] = counts
   return { passing: Number(passing), failing: Number(failing), errors: Number(errors), skipped: Number(skipped) }
