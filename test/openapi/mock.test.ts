@@ -99,6 +99,22 @@ t.test('answers a range the document declares in a type of it (*/* and applicati
   t.equal((await app.inject({ method: 'POST', url: '/suffix', payload: 'id=7', headers: { 'content-type': 'text/plain' } })).statusCode, 415, 'a type outside every range')
 })
 
+t.test('a media type declared with parameters: an Accept that names them gets the declared answer', async (t) => {
+  const declared = {
+    openapi: '3.0.3',
+    info: { title: 'Charsets', version: '1.0.0' },
+    paths: { '/accounts': { get: { responses: { 200: { description: 'accounts', content: { 'application/json; charset=utf-8': { schema: pet, example: { id: 1, name: 'Rex' } } } }, 406: { description: 'not acceptable' } } } } }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: declared }, 'charsets.yaml', captureLog().logStream)
+  t.teardown(() => app.close())
+  for (const accept of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json']) {
+    const answer = await app.inject({ url: '/accounts', headers: { accept } })
+    t.equal(answer.statusCode, 200, `Accept: ${accept}`)
+    t.equal(answer.headers['content-type'], 'application/json; charset=utf-8')
+    t.same(answer.json(), { id: 1, name: 'Rex' })
+  }
+})
+
 t.test('sheds nothing on event-loop lag: its own first compiles hold the loop, and a 503 is no declared answer', async (t) => {
   const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '50' }), { text: '', document }, 'pets.yaml', captureLog().logStream)
   t.teardown(() => app.close())

@@ -61,6 +61,33 @@ t.test('negotiated, a range\'s Response Object, writeOnly never sent, readOnly n
   t.equal(disregarded.headers['content-type'], 'application/json; charset=utf-8', 'and answers its declared type')
 })
 
+t.test('a media type declared with parameters: an Accept that names them is served, and the answer says them', async (t) => {
+  // As Open Banking's and The SMS Works' documents declare their JSON.
+  const declared = {
+    openapi: '3.0.3',
+    info: { title: 'Charsets', version: '1.0.0' },
+    paths: {
+      '/one': { get: { operationId: 'one', responses: { 200: { description: 'a thing', content: { 'application/json; charset=utf-8': { schema: thing } } }, default: { description: 'error', content: { 'application/json; charset=utf-8': { schema: error } } } } } },
+      '/two': { get: { operationId: 'two', responses: { 200: { description: 'a thing', content: { 'application/json;charset=UTF-8': { schema: thing }, 'text/plain; charset=us-ascii': { schema: { type: 'string' } } } }, default: { description: 'error' } } } }
+    }
+  }
+  const app = await engineApp(t, declared, { one: async () => ({ status: 200, body: { id: 1, name: 'a' } }), two: async ({ headers }: any) => /text/.test(headers.accept) ? { status: 200, body: 'a', contentType: 'text/plain' } : { status: 200, body: { id: 1, name: 'a' } } })
+  for (const accept of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json', 'application/*', '*/*']) {
+    const one = await app.inject({ url: '/one', headers: { accept } })
+    t.equal(one.statusCode, 200, `Accept: ${accept} is served`)
+    t.equal(one.headers['content-type'], 'application/json; charset=utf-8', 'in the type the document declares')
+  }
+  const other = await app.inject({ url: '/one', headers: { accept: 'application/json; charset=iso-8859-1' } })
+  t.equal(other.statusCode, 406, 'a charset the document does not declare is not')
+  t.same(other.json(), { code: 406, message: other.json().message }, 'in the declared error shape')
+  const json = await app.inject({ url: '/two', headers: { accept: 'application/json;charset=utf-8' } })
+  t.equal(json.statusCode, 200)
+  t.equal(json.headers['content-type'], 'application/json; charset=UTF-8', 'the parameters as the document writes them')
+  const text = await app.inject({ url: '/two', headers: { accept: 'text/plain; charset=US-ASCII' } })
+  t.equal(text.headers['content-type'], 'text/plain; charset=us-ascii', 'and a handler that names the bare type is answered in the declared one')
+  t.equal(text.body, 'a')
+})
+
 t.test('errors in the declared shape for their status, whatever it is; problem details where none is declared', async (t) => {
   const app = await engineApp(t, document, handlers)
   const bad = await app.inject(post({ id: 1 }))

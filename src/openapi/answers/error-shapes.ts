@@ -47,6 +47,9 @@ function fillOf (doc: OpenApiDocument, schema: unknown): Fill | undefined {
   return { status, message }
 }
 
+/** The Content-Type of an answer in `media`: as the document spells it; JSON's in UTF-8, as Fastify sends it. */
+const contentTypeOf = (media: MediaSpec): string => media.spelled === 'application/json' ? 'application/json; charset=utf-8' : media.spelled
+
 /** A writer for one media type's schema, or undefined when the schema cannot take an error (or its result breaks it). */
 const isJson = (media: MediaSpec): boolean => media.type === 'application/json' || media.type.endsWith('+json')
 
@@ -63,7 +66,7 @@ function writerOf (doc: OpenApiDocument, media: MediaSpec | undefined, validator
   // The schema may bound what it takes (an enum of codes, a minimum): it must take a plain error.
   const valid = validators.response(media.schema)
   if (!valid(write(500, 'An error'))) return undefined
-  const type = media.type === 'application/json' ? 'application/json; charset=utf-8' : media.type
+  const type = contentTypeOf(media)
   return (status, message) => ({ body: write(status, message), type })
 }
 
@@ -76,7 +79,7 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
   if (response.media.length === 0 || matchMedia(response.media, PROBLEM) !== undefined) return problem
   const text = response.media.find((m) => m.type.startsWith('text/'))
   if (text !== undefined) return (_status, message) => ({ body: message, type: `${text.type === 'text/*' ? 'text/plain' : text.type}; charset=utf-8` })
-  const typed = (media: MediaSpec, body: unknown): ErrorWriter => () => ({ body, type: media.type === 'application/json' ? 'application/json; charset=utf-8' : media.type })
+  const typed = (media: MediaSpec, body: unknown): ErrorWriter => () => ({ body, type: contentTypeOf(media) })
   // The document's own example of the answer, one its schema takes; else a sample of it (XML unchecked, as the mock answers it).
   for (const media of response.media) {
     const validate = isJson(media) && media.schema !== undefined ? validators.response(media.schema) : undefined

@@ -10,7 +10,8 @@ import type { Validators } from '../schemas/validation.ts'
 
 // Answers as the document says them: the Response Object of a status is its own, else its range's
 // (2XX), else `default`; its media type is the one the handler names, else the one the client's
-// Accept prefers among those declared. A request whose Accept takes none of what an operation
+// Accept prefers among those declared, with the parameters the document gives it: an Accept that
+// names them (application/json; charset=utf-8) asks for what is declared. A request whose Accept takes none of what an operation
 // answers gets 406 before its handler runs where the operation declares it may answer 406 (its
 // own, 4XX or default); elsewhere the Accept is disregarded, as RFC 9110 allows, and the declared
 // type is sent, so that no answer leaves the document. JSON bodies are serialized through their
@@ -51,7 +52,7 @@ export function serializationSchemas (route: RouteSpec, doc: OpenApiDocument, fi
 /** The media types an operation's successful answers come in: what its client's Accept must take. */
 function answeredTypes (route: RouteSpec): string[] {
   const success = route.responses.filter((r) => r.status.startsWith('2') || r.status === 'default')
-  return [...new Set(success.flatMap((r) => r.media.map((media) => media.type)))]
+  return [...new Set(success.flatMap((r) => r.media.map((media) => media.spelled)))]
 }
 
 /** The 406 a request gets before the handler runs, when it accepts none of what the operation answers; no check for an operation that answers anything, or declares no 406. */
@@ -66,11 +67,13 @@ export function acceptCheck (route: RouteSpec): ((request: FastifyRequest) => Er
   }
 }
 
-/** The media type to answer in: the handler's, else the best the client accepts among the declared ones. */
+const bareOf = (type: string): string => type.split(';')[0].trim().toLowerCase()
+
+/** The media type to answer in, as the document spells it: the handler's, else the best the client accepts among the declared ones. */
 function chooseType (declared: MediaSpec[], request: FastifyRequest, given?: string): string | undefined {
-  if (given !== undefined) return given
-  if (declared.length <= 1) return declared[0]?.type
-  const types = declared.map((media) => media.type).filter((type) => !type.includes('*'))
+  if (given !== undefined) return declared.find((media) => media.type === bareOf(given))?.spelled ?? given
+  if (declared.length <= 1) return declared[0]?.spelled
+  const types = declared.map((media) => media.spelled).filter((type) => !type.includes('*'))
   const accept = request.headers.accept
   return (accept === undefined ? undefined : new Negotiator({ headers: { accept } }).mediaType(types)) ?? types[0]
 }
@@ -99,7 +102,8 @@ export function answerer (route: RouteSpec, validators: Validators | undefined):
   const validate = (validators: Validators, response: ResponseSpec | undefined, type: string | undefined, status: number, body: unknown, reply: FastifyReply): void => {
     const broken = (what: string) => new ResponseValidationError(route.operationId, status, what)
     if (response === undefined) throw broken('which the document does not declare')
-    const media = response.media.find((m) => m.type === type) ?? response.media.find((m) => type !== undefined && (m.type === '*/*' || (m.type.endsWith('/*') && type.startsWith(m.type.slice(0, -1)))))
+    const bare = type === undefined ? undefined : bareOf(type)
+    const media = response.media.find((m) => m.type === bare) ?? response.media.find((m) => bare !== undefined && (m.type === '*/*' || (m.type.endsWith('/*') && bare.startsWith(m.type.slice(0, -1)))))
     if (response.media.length > 0 && media === undefined) throw broken(`in ${type}, which the document does not declare for it`)
     const check = media === undefined ? null : bodyCheck(media, validators)
     // A string in a JSON type is JSON already, as Fastify sends it.

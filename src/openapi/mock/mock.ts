@@ -178,6 +178,6 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
 function pickMedia (declared: MediaSpec[], accept: string): MediaSpec | undefined {
   const fallback = declared.find((m) => kindOfAnswer(m) === 'json') ?? declared[0]
   if (declared.length <= 1 || accept === '' || accept === '*/*') return fallback
-  const type = new Negotiator({ headers: { accept } }).mediaType(declared.map((m) => m.type))
-  return declared.find((m) => m.type === type) ?? fallback
+  const type = new Negotiator({ headers: { accept } }).mediaType(declared.map((m) => m.spelled))
+  return declared.find((m) => m.spelled === type) ?? fallback
 }

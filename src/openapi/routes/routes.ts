@@ -35,6 +35,8 @@ export interface ParameterSpec {
 export interface MediaSpec {
   /** The media type or range as the document writes it, in lower case, without parameters. */
   type: string
+  /** The same with the parameters the document gives it ("application/json; charset=utf-8"): what an answer's Content-Type says, and what a client's Accept is matched against. */
+  spelled: string
   schema?: JsonSchema
   /** The Media Type Object as written: its examples and encoding. */
   object: Record<string, any>
@@ -140,10 +142,12 @@ function mediaOf (doc: OpenApiDocument, content: unknown, at: string): MediaSpec
   // A key that lists several types ("text/csv, text/plain") gives each the same Media Type Object;
   // a piece that is a parameter ("application/json, charset=utf-8") belongs to the type before it.
   return Object.entries<any>(content).flatMap(([key, object]) => key.split(',').filter((each, i) => i === 0 || each.includes('/') || !each.includes('=')).map((each) => {
-    const type = each.split(';')[0].trim().toLowerCase()
+    const [bare, ...parameters] = each.split(';')
+    const type = bare.trim().toLowerCase()
     if (!MEDIA_RANGE.test(type)) throw new Refused(at, `has a media type that is none: "${key}"`)
     const media = resolve(doc, object, at) ?? {}
-    return { type, schema: media.schema, object: media }
+    const spelled = [type, ...parameters.map((parameter) => parameter.trim()).filter((parameter) => parameter !== '')].join('; ')
+    return { type, spelled, schema: media.schema, object: media }
   }))
 }
 
