@@ -66,7 +66,7 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(notFoundHandler(handleError))
   for (const { problem } of refused) app.log.warn({ problem }, 'left out: the mock cannot serve this operation')
-  const { handlers, checkExamples } = mock(document, served, validators, () => validators, (problem) => app.log.warn({ problem }, 'example not served'))
+  const { handlers, checkExamples } = mock(document, served, validators, () => validators, (problem) => app.log.warn({ problem }, 'not served as the document writes it'))
   echoRequestId(app)
   await connectionLimits(app, { config: http })
   // Swagger UI and the document, unless the document has paths of its own there.

@@ -42,7 +42,7 @@ t.test('answers from the document; Prefer chooses another declared answer', asyn
   t.match(lines.find((line) => /left out/.test(line.msg))?.problem, /has a path that no request can have/)
 
   t.same(await checkExamples(), { examples: 4, invalid: 1 }, 'at start, every example checked against its schema')
-  const named = lines.filter((line) => line.msg === 'example not served')
+  const named = lines.filter((line) => line.msg === 'not served as the document writes it')
   t.equal(named.length, 1, 'the one that contradicts its schema named once')
   t.match(named[0].problem, 'GET /pets/{id} 200 application/json: the example "broken" contradicts its schema (/id must be integer)')
 
@@ -113,6 +113,40 @@ t.test('a media type declared with parameters: an Accept that names them gets th
     t.equal(answer.headers['content-type'], 'application/json; charset=utf-8')
     t.same(answer.json(), { id: 1, name: 'Rex' })
   }
+})
+
+t.test('declared headers it cannot send as written are left out, named once at start, and the answer still goes', async (t) => {
+  // As RapidAPI's descriptions, captured from traffic, declare framing and hop-by-hop headers, and
+  // Velo Payments' samples a Location no header can carry.
+  const header = (example: string) => ({ schema: { type: 'string' }, example })
+  const captured = {
+    openapi: '3.0.3',
+    info: { title: 'Captured', version: '1.0.0' },
+    paths: {
+      '/quotes': { get: { responses: { 200: { description: 'quotes', headers: { 'Transfer-Encoding': header('chunked'), 'Content-Encoding': header('gzip'), 'Content-Length': header('3'), Connection: header('keep-alive'), 'Keep-Alive': header('timeout=5'), 'X-RateLimit-Remaining': header('99') }, content: { 'application/json': { schema: { type: 'object' }, example: { quote: 'Sow in tears, reap in joy' } } } } } } },
+      '/payees': { post: { responses: { 201: { description: 'created', headers: { Location: header('https://example.com/payees/\u2192\n1'), 'X-Id': header('1') } } } } }
+    }
+  }
+  const { logStream, lines } = captureLog()
+  const { app, checkExamples } = await buildMock(loadConfig({ LOG_LEVEL: 'warn' }), { text: '', document: captured }, 'captured.yaml', logStream)
+  t.teardown(() => app.close())
+  await checkExamples()
+  const named = lines.filter((line) => line.msg === 'not served as the document writes it').map((line) => line.problem as string)
+  t.same(named.map((problem) => /the header (\S+)/.exec(problem)?.[1]).sort(), ['Connection', 'Content-Encoding', 'Content-Length', 'Keep-Alive', 'Location', 'Transfer-Encoding'], 'each named at start')
+  t.match(named.find((problem) => problem.includes('Location')), /POST \/payees 201: the header Location cannot be sent: .* holds characters HTTP forbids in a header/)
+
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  for (let i = 0; i < 2; i++) {
+    const quotes = await fetch(`${url}/quotes`)
+    t.same(await quotes.json(), { quote: 'Sow in tears, reap in joy' }, 'a client reads the answer')
+    t.equal(quotes.headers.get('x-ratelimit-remaining'), '99', 'with the headers that can be sent')
+    t.equal(quotes.headers.get('content-encoding'), null)
+    const payee = await fetch(`${url}/payees`, { method: 'POST' })
+    t.equal(payee.status, 201, 'not a 500: the answer goes without the header')
+    t.equal(payee.headers.get('location'), null)
+    t.equal(payee.headers.get('x-id'), '1')
+  }
+  t.equal(lines.filter((line) => line.msg === 'not served as the document writes it').length, named.length, 'and never named again')
 })
 
 t.test('sheds nothing on event-loop lag: its own first compiles hold the loop, and a 503 is no declared answer', async (t) => {

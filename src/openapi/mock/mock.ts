@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { validateHeaderName, validateHeaderValue } from 'node:http'
 import Negotiator from 'negotiator'
 import { kindOf, type BodyKind } from '../requests/bodies.ts'
 import type { OpenApiDocument } from '../document/document.ts'
@@ -21,9 +22,15 @@ const ANY = Object.assign(() => true, { errors: null }) as unknown as ValidateFu
 // example or a sample is served only when it is valid against its schema: the examples that
 // contradict theirs are named once (checkExamples), and a sample that breaks its schema is named
 // when first made. The requests reach these handlers through the same checks as the service's.
+// A declared header that only the connection may set (RFC 9110 §7.6.1), or that says how the body
+// is framed or encoded when the mock does neither (descriptions captured from traffic declare
+// Transfer-Encoding: chunked, Content-Encoding: gzip), is left out, and so is a value HTTP cannot
+// carry: both named once, when the examples are checked at start.
 
-/** What the mock tells about the document: an example or a sample it will not serve, and why. */
+/** What the mock tells about the document: an example, a sample or a header it will not serve, and why. */
 export type Report = (message: string) => void
+
+const CONNECTION_HEADERS = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'content-encoding'])
 
 /** Prefer: code=404, example=name (RFC 7240's preferences, as Prism reads them). */
 function preferences (header: unknown): { code?: number, example?: string } {
@@ -57,7 +64,7 @@ function concrete (type: string): string {
 
 export interface Mock {
   handlers: Record<string, AnyHandler>
-  /** Checks every example of the document against its schema, naming once each one that contradicts it; a little at a time, so that requests are answered meanwhile. */
+  /** Checks every example of the document against its schema, naming once each one that contradicts it, and each header left out; a little at a time, so that requests are answered meanwhile. */
   checkExamples: () => Promise<{ examples: number, invalid: number }>
 }
 
@@ -121,13 +128,30 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
       }
     }
   }
-  const headersOf = (response: ResponseSpec): Record<string, string> => {
-    const out: Record<string, string> = {}
+  // Each answer's headers, made once: the same for every request.
+  const headerSets = new WeakMap<ResponseSpec, Record<string, string>>()
+  const headersOf = (route: RouteSpec, response: ResponseSpec): Record<string, string> => {
+    let out = headerSets.get(response)
+    if (out !== undefined) return out
+    headerSets.set(response, out = {})
+    const leftOut = (name: string, why: string) => report(`${route.method} ${route.path} ${response.status}: the header ${name} ${why}; it is left out`)
     for (const [name, header] of Object.entries(response.headers)) {
       if (name.toLowerCase() === 'content-type') continue
+      if (CONNECTION_HEADERS.has(name.toLowerCase())) {
+        leftOut(name, 'is the connection\'s to say (how the mock frames and encodes its answer), not the document\'s')
+        continue
+      }
       const given = header.example ?? Object.values<any>(header.examples ?? {})[0]?.value ?? header.schema?.examples?.[0] ?? header.schema?.example
       const value = given ?? (header.schema === undefined ? undefined : validSample(doc, header.schema, ANY, { direction: 'response' })?.value)
-      if (value !== undefined && value !== null) out[name] = Array.isArray(value) ? value.join(',') : typeof value === 'object' ? Object.entries(value).flat().join(',') : String(value)
+      if (value === undefined || value === null) continue
+      const text = Array.isArray(value) ? value.join(',') : typeof value === 'object' ? Object.entries(value).flat().join(',') : String(value)
+      try {
+        validateHeaderName(name)
+        validateHeaderValue(name, text)
+        out[name] = text
+      } catch {
+        leftOut(name, `cannot be sent: ${JSON.stringify(text.slice(0, 80))} holds characters HTTP forbids in a header`)
+      }
     }
     return out
   }
@@ -139,9 +163,9 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
     if (response === undefined) return { status: code ?? 200 }
     const status = statusOf(response, code)
     const media = pickMedia(response.media, String(headers.accept ?? ''))
-    if (media === undefined || status === 204 || status === 304) return { status, headers: headersOf(response) }
+    if (media === undefined || status === 204 || status === 304) return { status, headers: headersOf(route, response) }
     const body = bodyOf(route, response, media, example)
-    return { status, body, headers: headersOf(response), contentType: concrete(media.type) }
+    return { status, body, headers: headersOf(route, response), contentType: concrete(media.type) }
   }
 
   const handlers: Record<string, AnyHandler> = {}
@@ -159,6 +183,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
         const own = scanning()
         for (const route of routes.slice(i, i + SLICE)) {
           for (const response of route.responses) {
+            headersOf(route, response)
             for (const media of response.media) {
               for (const example of examplesOf(doc, media)) {
                 examples++
