@@ -21,6 +21,7 @@ export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; 
 export const BadJsonError = clientError<[string]>('BAD_JSON', 'Request body is not valid JSON: %s', 400)
 export const UnsupportedMediaTypeError = clientError<[string, string]>('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s; send %s', 415)
 export const PayloadTooLargeError = clientError('PAYLOAD_TOO_LARGE', 'Request body is too large', 413)
+export const TooManyPartsError = clientError<[number]>('TOO_MANY_PARTS', 'Request body has more than %d parts', 413)
 export const BadMultipartError = clientError<[string]>('BAD_MULTIPART', 'Request body is not valid multipart/form-data: %s', 400)
 
 export const RateLimitedError = clientError<[string]>('RATE_LIMITED', 'Too many requests; retry in %s', 429)

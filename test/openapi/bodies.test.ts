@@ -93,3 +93,29 @@ t.test('what a body\'s schema or limits refuse: 400, 413, 415', async (t) => {
   await refused('/upload', bigWhole.payload, bigWhole.headers['content-type'], 413, /too large/)
   await refused('/upload', 'not multipart', 'multipart/form-data', 400, /not valid multipart\/form-data/)
 })
+
+t.test('parts and fields are counted: past MAX_PARTS, 413, the rest unread', async (t) => {
+  const app = await engineApp(t, document, handlers, { env: { MAX_PARTS: '10' } })
+  const send = (url: string, payload: string, type: string) => app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } })
+  const upload = (count: number) => multipart([{ name: 'title', value: 'x' }, { name: 'file', value: 'x', filename: 'a.txt' }, ...Array.from({ length: count - 2 }, () => ({ name: 'pages', value: '1' }))])
+  const within = upload(10)
+  t.equal((await send('/upload', within.payload, within.headers['content-type'])).statusCode, 200, '10 parts: read')
+  for (const count of [11, 20_000]) {
+    const past = upload(count)
+    const res = await send('/upload', past.payload, past.headers['content-type'])
+    t.equal(res.statusCode, 413, `${count} parts: refused`)
+    t.equal(res.json().detail, 'Request body has more than 10 parts')
+  }
+  const form = (count: number) => Array.from({ length: count }, (_, i) => `f${i}=1`).join('&')
+  t.equal((await send('/form', form(10), 'application/x-www-form-urlencoded')).statusCode, 200, 'a form of 10 fields: read')
+  for (const body of [form(11), Array(200_000).fill('a=1').join('&'), '&'.repeat(100_000)]) {
+    const res = await send('/form', body, 'application/x-www-form-urlencoded')
+    t.equal(res.statusCode, 413, `a form of ${body.split('&').length} fields: refused`)
+    t.equal(res.json().detail, 'Request body has more than 10 parts')
+  }
+  const defaults = await engineApp(t, document, handlers)
+  const thousand = upload(1000)
+  t.equal((await defaults.inject({ method: 'POST', url: '/upload', payload: thousand.payload, headers: thousand.headers })).statusCode, 200, 'by default, 1,000 parts are read')
+  const more = upload(1001)
+  t.equal((await defaults.inject({ method: 'POST', url: '/upload', payload: more.payload, headers: more.headers })).statusCode, 413, 'and 1,001 are not')
+})

@@ -77,7 +77,7 @@ async function fixtureApp (t: any, doc: any = fixture, bound: object = handlers)
     checks: { 'http:bearer': (_scheme, scopes) => guard(scopes) },
     validators: createValidators(doc),
     validateResponses: false,
-    limits: { bodyBytes: 1024 * 1024, partBytes: 1024 * 1024 },
+    limits: { bodyBytes: 1024 * 1024, partBytes: 1024 * 1024, parts: 1000 },
     errorWriter: () => plainError,
     file: 'fixture.yaml'
   })

@@ -1,6 +1,6 @@
 import type { BusboyInstance } from '@fastify/busboy'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { BadMultipartError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.ts'
+import { BadMultipartError, PayloadTooLargeError, TooManyPartsError, UnsupportedMediaTypeError } from '../../errors.ts'
 import { jsonBodyParser } from '../../http/json-body.ts'
 import type { MediaSpec, RouteSpec } from '../routes/routes.ts'
 
@@ -91,13 +91,27 @@ export function bodyParsers (app: FastifyInstance, routes: RouteSpec[], routeOf:
 /** True for a request whose body is multipart, left unread by its parser. */
 export const isMultipart = (request: FastifyRequest): boolean => mediaTypeOf(request) === 'multipart/form-data'
 
+/** The bounds on a request body: its bytes, a multipart part's bytes, and its parts (or a form's fields). */
+export interface Limits { bodyBytes: number, partBytes: number, parts: number }
+
+/**
+ * Throws the 413 of a form with more fields than `parts`, counted before any is read: a 1 MiB form
+ * holds hundreds of thousands, each an object and a turn of the reader's loops.
+ */
+export function checkFieldCount (form: string, parts: number): void {
+  let count = form === '' ? 0 : 1
+  for (let at = form.indexOf('&'); at >= 0 && count <= parts; at = form.indexOf('&', at + 1)) count++
+  if (count > parts) throw new TooManyPartsError(parts)
+}
+
 /**
  * A multipart body's fields and files, streamed from the request by Fastify's busboy, each part
- * within `partBytes` and the whole within `bodyBytes` (413 past either): as a handler gets them,
+ * within `partBytes`, the whole within `bodyBytes` and at most `parts` parts (413 past any, the
+ * rest of the body unread): as a handler gets them,
  * each field by its name, in order; and as the validator checks them, each file as its bytes
  * (latin1: a string of its length).
  */
-export async function readMultipart (request: FastifyRequest, { partBytes, bodyBytes }: { partBytes: number, bodyBytes: number }): Promise<{ body: Record<string, unknown[]>, view: Record<string, unknown[]> }> {
+export async function readMultipart (request: FastifyRequest, { partBytes, bodyBytes, parts }: Limits): Promise<{ body: Record<string, unknown[]>, view: Record<string, unknown[]> }> {
   const { Busboy } = await import('@fastify/busboy')
   return await new Promise((resolve, reject) => {
     const body: Record<string, unknown[]> = Object.create(null)
@@ -118,7 +132,7 @@ export async function readMultipart (request: FastifyRequest, { partBytes, bodyB
     }
     let parser: BusboyInstance
     try {
-      parser = new Busboy({ headers: request.headers as { 'content-type': string }, limits: { fileSize: partBytes, fieldSize: partBytes } })
+      parser = new Busboy({ headers: request.headers as { 'content-type': string }, limits: { fileSize: partBytes, fieldSize: partBytes, parts } })
     } catch (err) {
       return fail(new BadMultipartError((err as Error).message))
     }
@@ -153,6 +167,7 @@ export async function readMultipart (request: FastifyRequest, { partBytes, bodyB
       }
       add(name, parsed, parsed)
     })
+    parser.on('partsLimit', () => fail(new TooManyPartsError(parts)))
     parser.on('error', (err: Error) => fail(new BadMultipartError(err.message)))
     parser.on('finish', () => {
       finished = true

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { PayloadTooLargeError } from '../../errors.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
-import { isMultipart, kindOf, matchMedia, mediaTypeOf, readMultipart, unsupported } from './bodies.ts'
+import { checkFieldCount, isMultipart, kindOf, matchMedia, mediaTypeOf, readMultipart, unsupported, type Limits } from './bodies.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { formReader, parameterReader, type Parts } from './parameters.ts'
 import { shapeOf, type Location, type MediaSpec, type ParameterSpec, type RouteSpec } from '../routes/routes.ts'
@@ -139,7 +139,7 @@ export function parameterValidation (route: RouteSpec, doc: OpenApiDocument, val
   }
 }
 
-export function requestValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators, limits: { partBytes: number, bodyBytes: number }): RequestValidation {
+export function requestValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators, limits: Limits): RequestValidation {
   const parameters = parameterValidation(route, doc, validators)
   const bodyValidators = new Map<MediaSpec, ValidateFunction | null>()
   const bodyValidator = (media: MediaSpec): ValidateFunction | null => {
@@ -196,6 +196,7 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
       case 'json':
         return check(validate, request.body, 'body')
       case 'form': {
+        checkFieldCount(request.body as string, limits.parts)
         const form = shaped(doc, media.schema, formOf(media)(request.body as string)) as Record<string, unknown>
         request.body = form
         return check(validate, form, 'body')

@@ -53,6 +53,6 @@ export async function api (app: FastifyInstance, { http, document, routes, file,
   tracing?.validation(app)
   const writers = errorWriters(document, routes, validators, REASONS)
   onErrorWriter?.(writers.fallback)
-  registerRoutes(app, routes, document, { handlers, checks: bound, validators, validateResponses: http.validateResponses, limits: { bodyBytes: http.bodyLimit, partBytes: http.partLimit }, errorWriter: writers.forRoute, file })
+  registerRoutes(app, routes, document, { handlers, checks: bound, validators, validateResponses: http.validateResponses, limits: { bodyBytes: http.bodyLimit, partBytes: http.partLimit, parts: http.maxParts }, errorWriter: writers.forRoute, file })
   registerMethodAnswers(app, routes)
 }

@@ -3,6 +3,7 @@ import { errorHandler } from '../../http/error-handler.ts'
 import { deprecationHeaders } from './deprecation.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
+import type { Limits } from '../requests/bodies.ts'
 import { requestValidation } from '../requests/request-validation.ts'
 import { acceptCheck, answerer, serializationSchemas, type Answer } from '../answers/responses.ts'
 import type { RouteSpec } from './routes.ts'
@@ -38,7 +39,7 @@ export interface Binding {
   /** Checks every answer against the document (VALIDATE_RESPONSES). */
   validateResponses: boolean
   /** The largest body, a multipart one's parts together, and the largest part. */
-  limits: { bodyBytes: number, partBytes: number }
+  limits: Limits
   /** How each route's errors are written. */
   errorWriter: (route: RouteSpec) => ErrorWriter
   /** How messages name the document. */
