@@ -79,6 +79,8 @@ t.test('what a body\'s schema or limits refuse: 400, 413, 415', async (t) => {
   }
   await refused('/json', '{"count":2}', 'application/json', 400, /^body must have required property 'name'$/)
   await refused('/json', 'name=a&count=two', 'application/x-www-form-urlencoded', 400, /^body\/count must be integer$/)
+  await refused('/json', 'name=a&count=1e999999', 'application/x-www-form-urlencoded', 400, /^body\/count must be a finite number$/)
+  await refused('/json', 'name=a&count=9007199254740993', 'application/x-www-form-urlencoded', 400, /^body\/count must be an integer from -9007199254740991 to 9007199254740991/)
   await refused('/json', 'a,b', 'text/csv', 415, /^Unsupported Media Type: text\/csv; send one of application\/json, application\/vnd.items\+json, application\/x-www-form-urlencoded$/)
   await refused('/text', '{}', 'application/json', 415, /^Unsupported Media Type: application\/json; send text\/plain$/)
   await refused('/text', 'too long', 'text/plain', 400, /^body must NOT have more than 5 characters$/)

@@ -37,7 +37,10 @@ const cases: Record<string, Record<string, unknown>> = {
   'header-list': { in: 'header', name: 'X-Values', schema: list },
   'header-object': { in: 'header', name: 'X-Colour', schema: rgb, explode: true },
   'cookie-primitive': { in: 'cookie', schema: integer },
-  'cookie-list': { in: 'cookie', schema: list, explode: false }
+  'cookie-list': { in: 'cookie', schema: list, explode: false },
+  'query-number': { in: 'query', schema: { type: 'number' } },
+  'query-int64': { in: 'query', schema: { type: 'integer', format: 'int64' } },
+  'header-integer': { in: 'header', name: 'X-Count', schema: integer }
 }
 
 const document = {
@@ -109,4 +112,30 @@ t.test('what its schema does not take answers 400, naming where', async (t) => {
   await refused('/header-list', /^headers must have required property 'x-values'$/)
   await refused('/cookie-primitive', /^cookies must have required property 'v'$/, { cookie: 'w=1' })
   await refused('/cookie-primitive', /^cookies\/v must be integer$/, { cookie: 'v=x' })
+})
+
+t.test('numbers read from text are finite, and integers exact or refused, never rounded', async (t) => {
+  const app = await engineApp(t, document, handlers)
+  const huge = '9'.repeat(400)
+  const beyond = '9007199254740993' // 2^53 + 1, which a number rounds to ...992
+  const refusals: Array<[string, RegExp, Record<string, string>?]> = [
+    [`/query-form?v=1&v=${huge}`, /^querystring\/v\/1 must be a finite number$/],
+    ['/query-form?v=1e999999', /^querystring\/v\/0 must be a finite number$/],
+    ['/query-number?v=1e999999', /^querystring\/v must be a finite number$/],
+    ['/query-number?v=-Infinity', /^querystring\/v must be a finite number$/],
+    ['/query-number?v=NaN', /^querystring\/v must be number$/],
+    [`/path-simple/${beyond}`, /^params\/v must be an integer from -9007199254740991 to 9007199254740991/],
+    [`/query-form?v=${beyond}`, /^querystring\/v\/0 must be an integer from/],
+    ['/header-integer', /^headers\/x-count must be a finite number$/, { 'x-count': 'Infinity' }],
+    ['/header-integer', /^headers\/x-count must be an integer from/, { 'x-count': '1e20' }],
+    ['/cookie-primitive', /^cookies\/v must be an integer from/, { cookie: `v=${beyond}` }]
+  ]
+  for (const [url, message, headers = {}] of refusals) {
+    const res = await app.inject({ url, headers })
+    t.equal(res.statusCode, 400, `${url.slice(0, 60)} ${JSON.stringify(headers)}`)
+    t.match(res.json().detail, message)
+  }
+  t.same(JSON.parse((await app.inject({ url: `/query-int64?v=${beyond}` })).body).query, { v: `${beyond}n` }, 'int64 keeps it exact')
+  t.same(JSON.parse((await app.inject({ url: '/query-number?v=1e300' })).body).query, { v: 1e300 }, 'a large finite number is a number')
+  t.same(JSON.parse((await app.inject({ url: '/path-simple/9007199254740991' })).body).params, { v: 9007199254740991 }, 'the largest exact integer is read')
 })

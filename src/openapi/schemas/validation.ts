@@ -50,6 +50,32 @@ function int64Checked (node: Record<string, any>): Record<string, any> {
   return { ...rest, anyOf: [{ int64: true }, { type: others }] }
 }
 
+/**
+ * For values that arrive as text, which Ajv converts unchecked: "1e999999" to Infinity, and
+ * "9007199254740993" to the integer ...992, rounded. A number read from text must be finite, and
+ * an integer the schema does not call int64 (kept exact, above) must fit a number exactly.
+ */
+function exactNumberChecked (node: Record<string, any>): Record<string, any> {
+  const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type]
+  if (types.includes('number')) return { ...node, exactNumber: 'number' }
+  return types.includes('integer') ? { ...node, exactNumber: 'integer' } : node
+}
+
+const exactNumberKeyword: KeywordDefinition = {
+  keyword: 'exactNumber',
+  schemaType: 'string',
+  errors: true,
+  validate: function validate (kind: string, data: unknown) {
+    if (typeof data !== 'number') return true
+    const message = !Number.isFinite(data)
+      ? 'must be a finite number'
+      : kind === 'integer' && !Number.isSafeInteger(data) ? `must be an integer from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (one beyond would be rounded; format: int64 keeps it exact)` : undefined
+    if (message === undefined) return true
+    ;(validate as any).errors = [{ keyword: 'exactNumber', message, params: {} }]
+    return false
+  }
+}
+
 const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'null'])
 
 /**
@@ -159,10 +185,12 @@ function createAjv (coerce: boolean): Ajv2020 {
   // validateSchema: false skips checking each schema against the 2020-12 meta-schema, whose
   // compilation cost ~50 ms of every start: the document is validated against OpenAPI's schema
   // in CI (npm run validate:spec), and schema.ts drops keywords whose values a validator could not take.
-  const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, coerceTypes: coerce, allErrors: false, inlineRefs: false, code: { regExp: documentPattern } })
+  // strictNumbers: Infinity and NaN are no numbers (JSON's 1e999); for text, see exactNumber.
+  const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, coerceTypes: coerce, strictNumbers: true, allErrors: false, inlineRefs: false, code: { regExp: documentPattern } })
   // JSON Schema's formats and OpenAPI's (int32, int64, float, double, byte, binary, password).
   addFormats(ajv)
   ajv.addKeyword(int64Keyword(coerce))
+  ajv.addKeyword(exactNumberKeyword)
   ajv.addKeyword(discriminatorKeyword)
   ajv.addKeyword(textUnionKeyword)
   return ajv
@@ -183,8 +211,11 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
   // Each Ajv, and its registry of the document's schemas, is made when first needed: a document
   // without parameters never needs the second, a service without response validation the third.
   const made = (coerce: boolean, view: SchemaView) => {
-    // Text unions first, while their branches still say their types; int64 then rewrites those too.
-    const prepared = (schema: JsonSchema): AnySchema => rewritten(coerce ? rewritten(schema, textUnion) : schema, int64Checked)
+    // Text unions first, while their branches still say their types; int64 then rewrites those too,
+    // and what int64 leaves an integer is checked to be exact.
+    const prepared = (schema: JsonSchema): AnySchema => coerce
+      ? rewritten(rewritten(rewritten(schema, textUnion), int64Checked), exactNumberChecked)
+      : rewritten(schema, int64Checked)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
     return (schema: JsonSchema): ValidateFunction => {
