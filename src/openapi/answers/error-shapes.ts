@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../document/document.ts'
-import { matchMedia } from '../requests/bodies.ts'
+import { kindOf, matchMedia } from '../requests/bodies.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { validSample } from '../schemas/samples.ts'
@@ -13,7 +13,8 @@ import type { Validators } from '../schemas/validation.ts'
 // (message, detail…), which the result passes. The Plant Store's Error, {error, message}, is one.
 // Where the operation declares the status in media types none of which can take the message, the
 // answer keeps to them still: problem details where they take those, the message as text in a
-// text type, else the document's example of that answer, or a value of its schema (samples.ts). A
+// text type, else the document's example of that answer, or a value of its schema (samples.ts),
+// else the message as the bytes of a byte type it declares (application/octet-stream). A
 // status the operation does not declare takes the shape its document's errors share; where
 // nothing fits, RFC 9457's problem details (application/problem+json).
 
@@ -95,6 +96,9 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
     const made = validSample(doc, xml.schema, validators.response(xml.schema), { direction: 'response', xml: true })
     if (made !== undefined) return typed(xml, made.value)
   }
+  // Bytes of a type the document names (application/octet-stream): the message is bytes enough.
+  const bytes = response.media.find((m) => !m.type.includes('*') && kindOf(m.type) === 'bytes')
+  if (bytes !== undefined) return (_status, message) => ({ body: message, type: bytes.spelled })
   return problem
 }
 
