@@ -74,7 +74,8 @@ export async function generate (document: URL): Promise<string> {
 
 const PAIRS: Array<[string, string]> = [
   ['openapi.yaml', 'generated/openapi.d.ts'],
-  ['test/openapi/type-fixtures/openapi.yaml', 'test/openapi/type-fixtures/openapi.d.ts']
+  ['test/openapi/type-fixtures/openapi.yaml', 'test/openapi/type-fixtures/openapi.d.ts'],
+  ['test/openapi/type-fixtures/answers.yaml', 'test/openapi/type-fixtures/answers.d.ts']
 ]
 
 async function main (): Promise<void> {
