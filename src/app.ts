@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { AccessLog } from './ops/access-log.ts'
 import { api } from './openapi/routes/api.ts'
 import type { Config } from './config.ts'
-import { docs } from './openapi/document/docs.ts'
+import { docs, titleOf } from './openapi/document/docs.ts'
 import { errorHandler, notFoundHandler, plainError } from './http/error-handler.ts'
 import { createHandlers } from './handlers/index.ts'
 import { health } from './ops/health.ts'
@@ -20,6 +20,13 @@ import { API_HEADERS, setHeaders } from './security/headers.ts'
 import { openStore } from './store/open.ts'
 import { TokenSet } from './security/tokens.ts'
 import type { Tracing } from './ops/tracing.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the document calls the API (info.title): the start-up line names it. */
+    documentTitle: string
+  }
+}
 
 type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
 
@@ -59,6 +66,7 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
     // Its types describe these factories by its default Ajv's; it calls any compiler alike.
     schemaController: { compilersFactory: { buildValidator: () => ({ schema }: { schema: object }) => validators.request(schema), buildSerializer: () => lazySerializerCompiler } as unknown as SchemaCompilers }
   })
+  app.decorate('documentTitle', titleOf(document))
   // Errors outside every operation take the shape the document's errors share, once the API knows it.
   let errorWriter: ErrorWriter = plainError
   const handleError = errorHandler(() => errorWriter)

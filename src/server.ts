@@ -52,7 +52,7 @@ async function main (): Promise<void> {
     ? ''
     : `No API_TOKENS set; accepting the ${kept.created ? 'new' : 'reused'} token kept in ${keptTokenFile}:\n  ${kept.token}\n`
   const metricsLine = app.metricsUrl === undefined ? '' : `Metrics: ${app.metricsUrl}\n`
-  process.stdout.write(`\nPlant Store is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n${metricsLine}\n`)
+  process.stdout.write(`\n${app.documentTitle} is listening on ${address}\n${tokenLine}API docs: ${address}${DOCS_PREFIX}\n${metricsLine}\n`)
 
   let closing = false
   const shutdown = (signal: string): void => {

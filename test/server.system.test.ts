@@ -16,6 +16,7 @@ t.test('npm start works out of the box: a token made once, kept beside the datab
     server.child.kill('SIGTERM')
     t.equal(await server.exited, 0)
     const { stdout } = server.output()
+    t.match(stdout, `\nPlant Store is listening on ${url}\n`, 'named by the document\'s title')
     t.match(stdout, `API docs: ${url}/docs`)
     t.equal(stdout.split(token!).length, 2, 'the token appears exactly once in the output')
     return { token: token!, stdout }

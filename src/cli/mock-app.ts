@@ -6,7 +6,7 @@ import { echoRequestId, requestId } from '../http/request-id.ts'
 import { api } from '../openapi/routes/api.ts'
 import { credentialChecks } from '../openapi/mock/credentials.ts'
 import { DocumentError } from '../openapi/document/document-error.ts'
-import { docs } from '../openapi/document/docs.ts'
+import { docs, titleOf } from '../openapi/document/docs.ts'
 import type { LoadedDocument, OpenApiDocument } from '../openapi/document/document.ts'
 import type { ErrorWriter } from '../openapi/answers/error-shapes.ts'
 import { mock, type Mock } from '../openapi/mock/mock.ts'
@@ -72,7 +72,7 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
   // Swagger UI and the document, unless the document has paths of its own there.
   const ours = Object.keys(document.paths ?? {}).some((path) => /^\/(docs|openapi\.(json|yaml))(\/|$)/.test(path))
   if (ours) app.log.warn('the document has paths of its own at /docs or /openapi.*: the mock serves no Swagger UI')
-  else await app.register(docs, { loaded, title: `${String(document.info?.title ?? 'API')} (mock)` })
+  else await app.register(docs, { loaded, title: `${titleOf(document)} (mock)` })
   await app.register(api, {
     http,
     document,

@@ -29,7 +29,7 @@ if (browserAvailable('the /docs browser test')) {
     const served = await page.goto(`${base}/docs/`)
     t.match(served?.headers()['content-security-policy'], /script-src 'self';.*frame-ancestors 'none'|frame-ancestors 'none';.*script-src 'self';/, 'the page is served under its CSP')
     t.notMatch(served?.headers()['content-security-policy'], /unsafe-inline|unsafe-eval/, 'with no unsafe-inline or unsafe-eval')
-    t.equal(await page.title(), 'Plant Store API', 'page title')
+    t.equal(await page.title(), 'Plant Store', 'page title: the document\'s')
     await page.locator('.info .title', { hasText: 'Plant Store' }).waitFor()
     t.match(await page.locator('.info .title').innerText(), new RegExp(`Plant Store\\s*${document.info.version.replaceAll('.', '\\.')}`), 'title and version render')
     const operation = page.locator('.opblock-post', { has: page.locator('.opblock-summary-path', { hasText: '/plants' }) })

@@ -54,7 +54,13 @@ t.test("Swagger UI's document points Try it out at the instance serving it", asy
 
 t.test('the page is titled, has no Explore bar, and keeps authorization', async (t) => {
   const app = await buildTestApp(t)
-  t.match((await app.inject({ url: '/docs/' })).body, '<title>Plant Store API</title>')
+  t.match((await app.inject({ url: '/docs/' })).body, '<title>Plant Store</title>', 'by the document\'s info.title')
+  t.equal(app.documentTitle, 'Plant Store', 'which the start-up line names')
+  const retitled = structuredClone(document)
+  retitled.info.title = 'Orchard Inventory'
+  const other = await buildTestApp(t, undefined, { loaded: { text: '', document: retitled } })
+  t.match((await other.inject({ url: '/docs/' })).body, '<title>Orchard Inventory</title>', 'another document: its own title, nothing of plants')
+  t.equal(other.documentTitle, 'Orchard Inventory')
   const init = (await app.inject({ url: '/docs/static/swagger-initializer.js' })).body
   t.match(init, /"layout":"BaseLayout"/)
   t.match(init, /"persistAuthorization":true/)

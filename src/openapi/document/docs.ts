@@ -7,7 +7,6 @@ import type { LoadedDocument, OpenApiDocument } from './document.ts'
 import { DOCS_CSP, DOCS_HEADERS, setHeaders } from '../../security/headers.ts'
 
 export const DOCS_PREFIX = '/docs'
-export const DOCS_TITLE = 'Plant Store API'
 
 // The document as served describes the instance serving it: every server's {base_url}
 // variable defaults to the address the client reached, as the Host header says, or behind a
@@ -56,8 +55,11 @@ export async function yamlForInstance (text: string): Promise<(baseUrl: string) 
   }
 }
 
+/** What a document calls its API (info.title), as the docs page and the start-up line name it. */
+export const titleOf = (document: OpenApiDocument): string => typeof document.info?.title === 'string' && document.info.title.trim() !== '' ? document.info.title : 'API'
+
 /** Public documentation: Swagger UI from local assets, and the document itself. */
-export async function docs (app: FastifyInstance, { loaded, title = DOCS_TITLE }: { loaded: LoadedDocument, title?: string }): Promise<void> {
+export async function docs (app: FastifyInstance, { loaded, title = titleOf(loaded.document) }: { loaded: LoadedDocument, title?: string }): Promise<void> {
   let yamlFor: Promise<(baseUrl: string) => string> | undefined
   setHeaders(app, DOCS_HEADERS)
   // An ETag on each answer (the page, the documents), so that a poller's conditional GET gets 304.
