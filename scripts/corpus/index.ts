@@ -5,6 +5,7 @@
 // verifier finds, by check; the share of operations it flags; its requests, time and peak memory.
 // Beside it, Dredd (npm, archived), which reads only some OpenAPI 3 documents, against our mock.
 //   CORPUS_SAMPLE=200 (documents from the directory)  CORPUS_SEED=1  CORPUS_ONLY=<substring>
+//   CORPUS_ALSO=<substrings, comma-separated> (the directory's documents that hold one, added to the sample)
 //   CORPUS_MOCKS=ours,prism  CORPUS_DREDD=0 (leaves Dredd out)  CORPUS_OUT=<file> (the figures as JSON)
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -89,7 +90,10 @@ async function dreddAgainst (file: string, mock: Mock): Promise<{ passing: numbe
 async function main (): Promise<void> {
   install()
   execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
-  const files = [...sample(directory(), SAMPLE, SEED), GITHUB].filter((file) => process.env.CORPUS_ONLY === undefined || file.includes(process.env.CORPUS_ONLY))
+  const all = directory()
+  const also = (process.env.CORPUS_ALSO ?? '').split(',').filter((part) => part !== '')
+  const chosen = new Set([...sample(all, SAMPLE, SEED), ...all.filter((file) => also.some((part) => file.includes(part)))])
+  const files = [...chosen, GITHUB].filter((file) => process.env.CORPUS_ONLY === undefined || file.includes(process.env.CORPUS_ONLY))
   const totals: Record<string, Tally> = Object.fromEntries(MOCKS.map((name) => [name, tally()]))
   const dredd = { documents: 0, read: 0, passing: 0, failing: 0, errors: 0, skipped: 0 }
   const documents: Array<Record<string, unknown>> = []
