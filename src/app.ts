@@ -93,9 +93,10 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
 
   try {
     // jose and the JWT checks load only when a provider is configured.
+    const observed = security.jwt === undefined ? undefined : metrics?.jwtObservers()
     const jwt = security.jwt === undefined
       ? undefined
-      : await (await import('./security/jwt.ts')).createJwtVerifier(security.jwt, { log: app.log, observer: metrics?.keySet })
+      : await (await import('./security/jwt.ts')).createJwtVerifier(security.jwt, { log: app.log, observer: observed?.keySet })
     echoRequestId(app)
     setHeaders(app, API_HEADERS, { hsts: true })
     metrics?.serve(app, ops)
@@ -113,10 +114,11 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
       tracing: spans === undefined ? undefined : { validation: spans.traceValidation },
       // The service's one scheme, http bearer: its static tokens, or with JWT_ISSUER a provider's access tokens.
       checks: async (scope) => {
-        const bearer = await bearerGuard(scope, tokens, { limits: await rateLimits(scope, security), jwt, observer: metrics?.jwt, tracer: spans?.guardTracer })
+        const bearer = await bearerGuard(scope, tokens, { limits: await rateLimits(scope, security), jwt, observer: observed?.guard, tracer: spans?.guardTracer })
         return { 'http:bearer': (_scheme, scopes) => bearer(scopes) }
       }
     })
+    metrics?.expectUnavailable(routes.map((route) => route.url), '/readyz')
     await app.ready()
   } catch (err) {
     await app.close() // closes the store, too

@@ -8,6 +8,7 @@ import type { OpsConfig } from './config.ts'
 import { OWN_CODE_PREFIX } from '../errors.ts'
 import type { JwtGuardObserver } from '../security/auth.ts'
 import type { KeySetObserver } from '../security/jwks.ts'
+import type { JwtOutcome } from '../security/jwt.ts'
 import type { StoreObserver } from '../store/group-commit.ts'
 import type { LostSpans } from './tracing.ts'
 
@@ -33,6 +34,12 @@ export interface Limits {
   /** MAX_EVENT_LOOP_DELAY_MS; 0: no shedding. */
   maxEventLoopDelayMs: number
 }
+// Every label set a counter may take is exported from 0 where it is known (Prometheus' advice), so
+// that a quiet dashboard reads 0, not "No data": each outcome of a JWT (a Record, so the compiler
+// holds the list to the type), each key fetch, each reason an API route may answer 503 for.
+const JWT_OUTCOMES = Object.keys({ accepted: 1, insufficient_scope: 1, unavailable: 1, oversize: 1, malformed: 1, disallowed_algorithm: 1, unknown_key: 1, bad_signature: 1, expired: 1, not_yet_valid: 1, bad_claims: 1 } satisfies Record<JwtOutcome | 'insufficient_scope', 1>)
+const STORE_REASONS = ['store_busy', 'store_timeout', 'store_unavailable', 'shutting_down']
+
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 export class Metrics {
@@ -113,12 +120,23 @@ export class Metrics {
     return (count, reason) => this.#lostSpans.inc({ reason }, count)
   }
 
-  /** What the bearer guard reports each JWT's outcome to. */
-  readonly jwt: JwtGuardObserver = (outcome) => this.#jwts.inc({ outcome })
+  #jwt = false
+  /** With an identity provider: what the bearer guard reports each JWT's outcome to, and the key set its fetches; each counted from 0. */
+  jwtObservers (): { guard: JwtGuardObserver, keySet: KeySetObserver } {
+    this.#jwt = true
+    for (const outcome of JWT_OUTCOMES) this.#jwts.inc({ outcome }, 0)
+    for (const document of ['discovery', 'jwks']) for (const result of ['ok', 'failed']) this.#keyFetches.inc({ document, result }, 0)
+    return {
+      guard: (outcome) => this.#jwts.inc({ outcome }),
+      keySet: { fetched: (document, ok) => this.#keyFetches.inc({ document, result: ok ? 'ok' : 'failed' }) }
+    }
+  }
 
-  /** What the key set reports its fetches to. */
-  readonly keySet: KeySetObserver = {
-    fetched: (document, ok) => this.#keyFetches.inc({ document, result: ok ? 'ok' : 'failed' })
+  /** Counts each API route's 503s from 0, for every reason it may answer one: the store's, shedding's when on, the keys' with JWTs; /readyz's, the store's. */
+  expectUnavailable (apiRoutes: string[], readiness: string): void {
+    const reasons = [...STORE_REASONS, ...(this.#shedding ? ['overloaded'] : []), ...(this.#jwt ? ['keys_unavailable'] : [])]
+    for (const route of apiRoutes) for (const reason of reasons) this.#unavailable.inc({ route, reason }, 0)
+    this.#unavailable.inc({ route: readiness, reason: 'store_unavailable' }, 0)
   }
 
   /** What the store reports to. */
@@ -132,7 +150,10 @@ export class Metrics {
     waited: (seconds) => this.#waits.observe(seconds)
   }
 
+  readonly #shedding: boolean
+
   constructor ({ maxPendingCreates, maxEventLoopDelayMs }: Limits) {
+    this.#shedding = maxEventLoopDelayMs > 0
     // Process metrics: memory, CPU, event-loop lag, GC, handles.
     client.collectDefaultMetrics({ register: this.registry })
     for (const outcome of ['created', 'replayed', 'conflict']) this.#creates.inc({ outcome }, 0)

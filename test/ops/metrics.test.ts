@@ -3,6 +3,7 @@ import { getHeapStatistics } from 'node:v8'
 import t from 'tap'
 import { freePort } from '../helpers/embedded-postgres.ts'
 import { buildTestApp, testConfig, TOKEN } from '../helpers/app.ts'
+import { AUDIENCE, startProvider } from '../helpers/identity-provider.ts'
 import { postPlant } from '../helpers/server-process.ts'
 
 // Prometheus metrics on a listener of their own: exact counts after a known mix of answers.
@@ -66,6 +67,11 @@ t.test('a scrape after a known mix of 200, 401, 404 and 409 answers', async (t) 
   }
   t.match(text, /^# TYPE nodejs_gc_duration_seconds histogram$/m, 'GC durations are exported')
 
+  const reasons = ['store_busy', 'store_timeout', 'store_unavailable', 'shutting_down', 'overloaded']
+  t.same(reasons.map((reason) => got.get(`plant_store_unavailable_total{route="/plants",reason="${reason}"}`)), reasons.map(() => 0), 'no 503 yet: each reason the route may have is 0, not absent')
+  t.equal(got.get('plant_store_unavailable_total{route="/readyz",reason="store_unavailable"}'), 0, 'and the readiness probe\'s')
+  t.notOk([...got.keys()].some((key) => key.includes('keys_unavailable') || key.startsWith('plant_store_jwt_total')), 'nothing of JWTs, which are off')
+
   t.equal((await fetch(`${base}/metrics`)).status, 404, 'never on the API port')
   const other = await fetch(`http://127.0.0.1:${metricsPort}/other`)
   t.equal(other.status, 404)
@@ -93,6 +99,18 @@ t.test('503s are counted by route and reason, beside the limits they are refused
   t.ok(got.get('plant_store_memory_limit_bytes')! > 0 && got.get('plant_store_memory_limit_bytes')! <= totalmem(), 'the memory limit: the cgroup\'s or the machine\'s')
   t.equal(got.get('plant_store_heap_limit_bytes'), getHeapStatistics().heap_size_limit, 'V8\'s heap limit')
   t.notOk([...got.keys()].some((key) => key.startsWith('plant_store_trace_spans_lost_total')), 'no lost-span count with traces off')
+})
+
+t.test('with an identity provider, each token outcome and key fetch is counted from 0', async (t) => {
+  const provider = await startProvider(t)
+  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: String(await freePort()), JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE, MAX_EVENT_LOOP_DELAY_MS: '0' }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const got = samples(await (await fetch(app.metricsUrl!)).text())
+  const outcomes = ['accepted', 'insufficient_scope', 'unavailable', 'oversize', 'malformed', 'disallowed_algorithm', 'unknown_key', 'bad_signature', 'expired', 'not_yet_valid', 'bad_claims']
+  t.same(outcomes.map((outcome) => got.get(`plant_store_jwt_total{outcome="${outcome}"}`)), outcomes.map(() => 0), 'every outcome, 0 before the first token')
+  for (const document of ['discovery', 'jwks']) t.ok(got.has(`plant_store_jwks_fetches_total{document="${document}",result="failed"}`), `${document} fetches that failed: counted, though none did`)
+  t.equal(got.get('plant_store_unavailable_total{route="/plants",reason="keys_unavailable"}'), 0, 'the keys\' 503s too')
+  t.notOk(got.has('plant_store_unavailable_total{route="/plants",reason="overloaded"}'), 'not shedding\'s, which is off')
 })
 
 t.test('METRICS_HOST sets the address the listener binds', async (t) => {
