@@ -4,8 +4,8 @@
 //   BENCH_ROUNDS (5)    rounds, each running every variant back to back, so drift hits all alike
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
-//   BENCH_BEFORE        a git ref: the http, traces, footprint and slow-disk sections run that commit's code too
-//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, copy, json, mock
+//   BENCH_BEFORE        a git ref: the http, traces, footprint, slow-disk and hostile sections run that commit's code too
+//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, copy, json, mock, hostile
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -16,6 +16,7 @@ import { findPgbouncer, startPgbouncer } from '../../test/helpers/pgbouncer.ts'
 import { childrenOf } from '../../test/helpers/proc.ts'
 import { benchCopy } from './copy.ts'
 import { benchJsonParse } from './json.ts'
+import { benchHostile } from './hostile.ts'
 import { benchJwt } from './jwt.ts'
 import { benchMock } from './mock.ts'
 import { benchSlowDisk } from './slow-disk.ts'
@@ -367,7 +368,8 @@ try {
     process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
     process.env.BENCH_PG === '0' ? '' : await run('copy', async () => await benchCopy({ dir })),
     await run('json', benchJsonParse),
-    await run('mock', async () => await benchMock({ rounds: ROUNDS }))
+    await run('mock', async () => await benchMock({ rounds: ROUNDS })),
+    await run('hostile', async () => await benchHostile({ rounds: ROUNDS, dir, before }))
   ]
   const report = sections.filter(Boolean).join('\n')
   console.log(report)

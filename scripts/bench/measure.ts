@@ -27,7 +27,7 @@ export function pinned (cpus: string, command: string[]): string[] {
 }
 
 /** A commit built by its own `npm run build`, and what its `npm start` runs. */
-export interface BuiltRef { ref: string, start: NodeCommand, remove: () => void }
+export interface BuiltRef { ref: string, dir: string, start: NodeCommand, remove: () => void }
 
 /**
  * Builds a commit, as its own `npm run build` does, in a temp folder: with the repo's node_modules
@@ -46,7 +46,7 @@ export function buildRef (ref: string): BuiltRef {
     remove()
     throw err
   }
-  return { ref, start: nodeCommandOf(tree, 'start'), remove }
+  return { ref, dir: tree, start: nodeCommandOf(tree, 'start'), remove }
 }
 
 export interface Server { name: string, url: string, child: ChildProcess, startupMs: number }
