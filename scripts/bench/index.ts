@@ -5,7 +5,7 @@
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
 //   BENCH_BEFORE        a git ref: the http, traces, footprint, slow-disk and hostile sections run that commit's code too
-//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, copy, json, mock, hostile
+//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, recovery, copy, json, mock, hostile
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,6 +19,7 @@ import { benchJsonParse } from './json.ts'
 import { benchHostile } from './hostile.ts'
 import { benchJwt } from './jwt.ts'
 import { benchMock } from './mock.ts'
+import { benchRecovery } from './recovery.ts'
 import { benchSlowDisk } from './slow-disk.ts'
 import { benchTraces } from './traces.ts'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
@@ -366,6 +367,7 @@ try {
     await run('jwt', async () => await benchJwt({ dir, token: TOKEN, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, freshIds })),
     await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds, before })),
     process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
+    process.env.BENCH_PG === '0' ? '' : await run('recovery', async () => await benchRecovery({ rounds: ROUNDS, token: TOKEN, service: (env) => service(env) })),
     process.env.BENCH_PG === '0' ? '' : await run('copy', async () => await benchCopy({ dir })),
     await run('json', benchJsonParse),
     await run('mock', async () => await benchMock({ rounds: ROUNDS })),
