@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 import { openStore } from '../../src/store/open.ts'
+import { isUnavailable } from '../../src/store/postgres.ts'
+import type { PlantStore } from '../../src/store/store.ts'
 import { waitUntil } from './proc.ts'
 import { postPlant } from './server-process.ts'
 
@@ -62,9 +64,29 @@ export async function amongCreates (t: Test, log: CreateLog, spreadMs: number, w
   await sleep(Math.random() * spreadMs)
 }
 
+// A database just restarted may be slow to take the first connections on a loaded machine (one
+// run saw the store's 5 s connect bound pass, right after PostgreSQL accepted the restart's probe):
+// the check waits for it, this long at most, and says when it had to.
+const READY_WITHIN_MS = 30_000
+
+/** The store at `databaseUrl`, opened once the database takes connections. */
+async function openWhenReady (t: Test, databaseUrl: string, what: string): Promise<PlantStore> {
+  const began = Date.now()
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const store = await openStore(databaseUrl, { pgPoolSize: 2 })
+      if (attempt > 1) t.comment(`${what}: the database took the check's connection after ${attempt} attempts, ${Date.now() - began} ms`)
+      return store
+    } catch (err) {
+      if (!isUnavailable(err) || Date.now() - began > READY_WITHIN_MS) throw err
+      await sleep(100)
+    }
+  }
+}
+
 /** Through the store: every acknowledged plant is there, exactly as sent. */
 export async function expectStored (t: Test, databaseUrl: string, acked: Map<bigint, string>, what: string): Promise<void> {
-  const store = await openStore(databaseUrl, { pgPoolSize: 2 })
+  const store = await openWhenReady(t, databaseUrl, what)
   let lost = 0
   try {
     for (const [id, name] of acked) if ((await store.get(id))?.name !== name) lost++

@@ -87,6 +87,8 @@ export interface EmbeddedServer {
   resume: () => void
   /** The postmaster's pid while it runs. */
   pid: () => number | undefined
+  /** What the server (the last one started) wrote to its log. */
+  log: () => string
   /** Where the cluster lives. */
   dataDir: string
   /** Stops the server if it runs, and removes its files (unless the caller chose where they live). */
@@ -191,11 +193,12 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = 
 
   const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`
   let server: ChildProcess | undefined
+  let log = ''
   const start = async (): Promise<void> => {
     // TCP on loopback only; no Unix socket, so nothing is left in a shared folder.
     const extra = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])
     server = run(bin.postgres, ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...extra], bin.user, cpus)
-    let log = ''
+    log = ''
     server.stderr?.on('data', (chunk) => { log += chunk })
     await accepting(url, server, 'postgres', () => log.trim().split('\n').slice(-3).join(' | '))
   }
@@ -250,5 +253,5 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = 
     await destroy()
     throw err
   }
-  return { url, start, stop, kill, pause, resume, pid: () => server?.pid, dataDir, destroy }
+  return { url, start, stop, kill, pause, resume, pid: () => server?.pid, log: () => log, dataDir, destroy }
 }

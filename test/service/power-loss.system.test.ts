@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import pg from 'pg'
 import { chownSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -78,22 +79,41 @@ if (lazyfs !== undefined) {
     const dataDir = join(mount.dir, 'data')
     mkdirSync(dataDir, { mode: 0o700 })
     if (user !== undefined) chownSync(dataDir, user.uid, user.gid)
-    const database = await startEmbeddedPostgres({ dataDir })
+    const database = await startEmbeddedPostgres({ dataDir, settings: { log_connections: 'on' } })
     t.teardown(database.destroy)
-    const server = startServer(t, { API_TOKENS: TOKEN, DATABASE_URL: database.url, LOG_LEVEL: 'fatal', PG_POOL_SIZE: '4' })
+    const server = startServer(t, { API_TOKENS: TOKEN, DATABASE_URL: database.url, LOG_LEVEL: 'warn', PG_POOL_SIZE: '4' })
     const { url } = await server.listening
     const log = createLog()
+    // What a round that waits in vain prints: everything needed to tell a service that does not
+    // come back from a database that does not.
+    let sinceCut = { statuses: new Map<number, number>(), logAt: 0, restartMs: NaN }
+    const diagnose = async (): Promise<string> => [
+      `PostgreSQL accepted connections ${sinceCut.restartMs.toFixed(0)} ms after its restart; a commit through a connection of the test's now: ${await probeCommit(database.url)}`,
+      `answers since the cut, by status: ${JSON.stringify(Object.fromEntries([...log.statuses].map(([status, n]) => [status, n - (sinceCut.statuses.get(status) ?? 0)])))}; requests whose connection failed, in all: ${log.failed}`,
+      `the service's warnings since the cut, by message:\n${tallyLines(server.output().stdout.slice(sinceCut.logAt))}`,
+      `PostgreSQL's log since its restart:\n${database.log().trim().split('\n').slice(-30).join('\n')}`
+    ].join('\n')
 
-    for (let round = 1; round <= ROUNDS; round++) {
+    const round = async (n: number): Promise<void> => {
       const run = { cut: false }
       const load = createUntil(url, TOKEN, log, () => run.cut)
-      await amongCreates(t, log, CUT_SPREAD_MS, `round ${round}: the cut`)
+      await amongCreates(t, log, CUT_SPREAD_MS, `round ${n}: the cut`)
       await database.kill() // every PostgreSQL process at once: no shutdown, no checkpoint
       await mount.cut()
       run.cut = true
+      sinceCut = { statuses: new Map(log.statuses), logAt: server.output().stdout.length, restartMs: NaN }
       await load // answers while the database was gone are 503s, never acknowledgements
+      const restarting = performance.now()
       await database.start() // crash recovery, from what was synced
-      await expectStored(t, database.url, log.acked, `round ${round}`)
+      sinceCut.restartMs = performance.now() - restarting
+      await expectStored(t, database.url, log.acked, `round ${n}`)
+    }
+    for (let n = 1; n <= ROUNDS; n++) {
+      try {
+        await round(n)
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\n${await diagnose()}`, { cause: err })
+      }
     }
     t.same([...log.statuses.keys()].filter((s) => s !== 200 && s !== 503), [], 'only 200s and 503s')
 
@@ -139,4 +159,35 @@ if (lazyfs !== undefined) {
     t.ok(acked >= 2000, `${acked} rows acknowledged`)
     t.ok(found < acked, `the cut lost ${acked - found} of them (${found} left): the test can see loss`)
   })
+}
+
+/** Whether the database takes a commit now, through a connection of its own (bounded). */
+async function probeCommit (databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000, query_timeout: 5000 })
+  client.on('error', () => {})
+  const began = performance.now()
+  try {
+    await client.connect()
+    await client.query('SELECT txid_current()') // an xid, so its commit waits for a WAL flush
+    return `taken in ${(performance.now() - began).toFixed(0)} ms`
+  } catch (err) {
+    return `refused after ${(performance.now() - began).toFixed(0)} ms: ${(err as Error).message}`
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** Pino's lines, counted by message and error: what a few thousand of them said. */
+function tallyLines (output: string): string {
+  const counts = new Map<string, number>()
+  for (const line of output.split('\n')) {
+    if (line.trim() === '') continue
+    let key = line.slice(0, 200)
+    try {
+      const { msg, err } = JSON.parse(line) as { msg?: string, err?: { type?: string, message?: string, cause?: { message?: string } } }
+      key = [msg, err?.type, err?.message, err?.cause?.message].filter((part) => part !== undefined).join(': ')
+    } catch {} // not JSON: the line itself
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return [...counts].map(([key, n]) => `  ${n} × ${key}`).join('\n') || '  (none)'
 }
