@@ -52,13 +52,31 @@ function propertySchema (doc: OpenApiDocument, schema: unknown, name: string, se
  * objects' members: what a parameter or a form field read as text cannot say by itself
  * (`filter[tags]=a` for tags, a list).
  */
-/** The fields of a form body (application/x-www-form-urlencoded): each property of its schema a query parameter with the style its encoding gives (form, exploded, by default). */
+/** True for a structure within a structure (an object's object, a list of lists or objects), which no style spells in text. */
+function nested (doc: OpenApiDocument, schema: unknown): boolean {
+  const resolved = derefSchema(doc, schema) ?? {}
+  switch (shapeOf(doc, resolved)) {
+    case 'array': return shapeOf(doc, resolved.items) !== 'primitive'
+    case 'object': return (propertiesOf(doc, resolved) ?? []).some((name) => shapeOf(doc, propertySchema(doc, resolved, name)) !== 'primitive') ||
+      (typeof resolved.additionalProperties === 'object' && shapeOf(doc, resolved.additionalProperties) !== 'primitive')
+    default: return false
+  }
+}
+
+/**
+ * The fields of a form body (application/x-www-form-urlencoded): each property of its schema a
+ * query parameter with the style its encoding gives (form, exploded, by default); one no style
+ * can spell, a structure within a structure, is JSON unless its encoding says otherwise (the
+ * Encoding Object's default contentType for an object). The service, the mock and the verifier
+ * all read and write forms by these.
+ */
 export function formFields (doc: OpenApiDocument, media: MediaSpec): ParameterSpec[] {
   const encoding: Record<string, any> = media.object.encoding ?? {}
   return (propertiesOf(doc, media.schema) ?? []).map((name): ParameterSpec => {
     const schema = (propertySchema(doc, media.schema, name) ?? {}) as JsonSchema
     const style: string = encoding[name]?.style ?? 'form'
-    const contentType: string | undefined = encoding[name]?.contentType
+    const declared = encoding[name] ?? {}
+    const contentType: string | undefined = declared.contentType ?? (declared.style === undefined && declared.explode === undefined && nested(doc, schema) ? 'application/json' : undefined)
     return { name, in: 'query', required: false, style, explode: encoding[name]?.explode ?? style === 'form', schema, contentType: contentType !== undefined && /\bjson\b/.test(contentType) ? contentType : undefined, shape: shapeOf(doc, schema), object: {} }
   })
 }
