@@ -2,35 +2,43 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { onExit } from 'signal-exit'
 
 // Every process a test starts (the service, PostgreSQL, LazyFS, strace, a command) leads a process
-// group of its own, and the group is killed with SIGKILL when the test is done with it, and in any
-// case when the test process ends: normally, on an uncaught error, or killed by tap's timeout
-// (SIGALRM) or a signal, which signal-exit reports. What the child started itself (npm's node, a
-// worker process) goes with its group, so nothing a test starts outlives it.
+// group of its own, and the group is killed with SIGKILL when the test is done with it, when its
+// leader exits, and in any case when the test process ends: normally, on an uncaught error, or
+// killed by tap's timeout (SIGALRM) or a signal, which signal-exit reports. What the child started
+// itself (npm's node, a worker process) goes with its group, so nothing a test starts outlives it.
 
-const groups = new Set<number>()
+// A group is signalled only while its leader has not exited: until Node reaps the leader its pid,
+// the group's id, is no one else's; after, the id is free for the next process, and on a machine
+// whose pids wrap at 32,768 it soon belongs to another (another test's service, killed by a stale
+// teardown: what failed the power-loss test now and then). So what is left of a group when its
+// leader exits is killed at that moment, while it still holds the id, and never later.
+const leaders = new Set<ChildProcess>()
 
-/** Kills a child's whole group at once; a group already gone is no error. */
+const alive = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null
+
+/** Kills a child's whole group at once, while its leader lives; a group whose leader has exited was killed then. */
 export function killGroup (child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (child.pid === undefined) return
+  if (child.pid === undefined || !alive(child)) return
   try {
     process.kill(-child.pid, signal)
   } catch {}
 }
 
 onExit(() => {
-  for (const pid of groups) {
-    try { process.kill(-pid, 'SIGKILL') } catch {}
-  }
+  for (const child of leaders) killGroup(child)
 })
 
-/** spawn, typed as it is, with the child leading a new process group that dies with this process. */
+/** spawn, typed as it is, with the child leading a new process group that dies with it, and with this process. */
 export const spawnGroup = ((command: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess => {
   const child = spawn(command, args, { ...options, detached: true })
   if (child.pid !== undefined) {
     const pid = child.pid
-    groups.add(pid)
-    // Its members may outlive the leader; the group is forgotten only once it is killed.
-    child.once('exit', () => { try { process.kill(-pid, 0) } catch { groups.delete(pid) } })
+    leaders.add(child)
+    // The members that outlive their leader: killed now, while they keep the group's id theirs.
+    child.once('exit', () => {
+      leaders.delete(child)
+      try { process.kill(-pid, 'SIGKILL') } catch {}
+    })
   }
   return child
 }) as typeof spawn

@@ -17,9 +17,11 @@ export interface CreateLog {
   statuses: Map<number, number>
   /** How many requests got no answer: the connection failed. */
   failed: number
+  /** Why, by the error's code and message. */
+  failures: Map<string, number>
 }
 
-export const createLog = (): CreateLog => ({ nextId: 1n, acked: new Map(), statuses: new Map(), failed: 0 })
+export const createLog = (): CreateLog => ({ nextId: 1n, acked: new Map(), statuses: new Map(), failed: 0, failures: new Map() })
 
 // A request whose connection fails (a kept-alive socket the server has just closed, as one may
 // between rounds) is followed by the next one; a client stops after this many in a row: the
@@ -41,7 +43,10 @@ export async function createUntil (url: string, token: string, log: CreateLog, s
         log.statuses.set(res.status, (log.statuses.get(res.status) ?? 0) + 1)
         if (res.status === 200) log.acked.set(id, name)
         failures = 0
-      } catch {
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string, message?: string } }).cause
+        const why = `${cause?.code ?? (err as Error).name}: ${cause?.message ?? (err as Error).message}`
+        log.failures.set(why, (log.failures.get(why) ?? 0) + 1)
         log.failed++
         if (++failures === FAILURES_IN_A_ROW) return
         await sleep(50)
@@ -59,7 +64,7 @@ export async function createUntil (url: string, token: string, log: CreateLog, s
 export async function amongCreates (t: Test, log: CreateLog, spreadMs: number, what: string): Promise<void> {
   const before = log.acked.size
   await waitUntil(() => log.acked.size > before, 60_000, () =>
-    `${what}: no create acknowledged in 60 s (answers so far by status: ${JSON.stringify(Object.fromEntries(log.statuses))}; requests whose connection failed: ${log.failed})`)
+    `${what}: no create acknowledged in 60 s (answers so far by status: ${JSON.stringify(Object.fromEntries(log.statuses))}; requests whose connection failed: ${log.failed}, ${JSON.stringify(Object.fromEntries(log.failures))})`)
   t.pass(`${what}: creates were acknowledged before it`)
   await sleep(Math.random() * spreadMs)
 }

@@ -215,6 +215,8 @@ export async function startEmbeddedPostgres ({ dataDir: given, cpus, settings = 
   // signal it and every child: a backend left running would finish the commit it is in.
   const freeze = async (): Promise<number[]> => {
     const postmaster = server!.pid!
+    // Its pid is the postmaster's only until Node reaps it: after, it may be another process's.
+    if (server!.exitCode !== null || server!.signalCode !== null) return []
     process.kill(postmaster, 'SIGSTOP')
     await waitFor(() => !running(postmaster) || statFields(postmaster)?.[0] === 'T', SIGNAL_TIMEOUT_MS, 'the postmaster stopping', () => [postmaster, ...childrenOf(postmaster)])
     return [postmaster, ...childrenOf(postmaster)]

@@ -32,8 +32,7 @@ export async function run (cwd: string, command: string, ...args: string[]): Pro
     child.once('error', (err) => { stderr += err.message })
     child.once('close', resolve)
   })
-  clearTimeout(timer)
-  killGroup(child) // what it started and left running
+  clearTimeout(timer) // what it started and left running went with it (spawnGroup)
   return { status, output: `${stderr}${stdout}` }
 }
 

@@ -89,8 +89,10 @@ if (lazyfs !== undefined) {
     let sinceCut = { statuses: new Map<number, number>(), logAt: 0, restartMs: NaN }
     const diagnose = async (): Promise<string> => [
       `PostgreSQL accepted connections ${sinceCut.restartMs.toFixed(0)} ms after its restart; a commit through a connection of the test's now: ${await probeCommit(database.url)}`,
+      `the service: ${server.child.exitCode === null && server.child.signalCode === null ? 'running' : `exited (${server.child.exitCode ?? server.child.signalCode})`}; its stderr: ${server.output().stderr.trim().slice(-1000) || '(nothing)'}`,
       `answers since the cut, by status: ${JSON.stringify(Object.fromEntries([...log.statuses].map(([status, n]) => [status, n - (sinceCut.statuses.get(status) ?? 0)])))}; requests whose connection failed, in all: ${log.failed}`,
       `the service's warnings since the cut, by message:\n${tallyLines(server.output().stdout.slice(sinceCut.logAt))}`,
+      `its last lines:\n${server.output().stdout.trim().split('\n').slice(-5).join('\n')}`,
       `PostgreSQL's log since its restart:\n${database.log().trim().split('\n').slice(-30).join('\n')}`
     ].join('\n')
 
@@ -98,11 +100,12 @@ if (lazyfs !== undefined) {
       const run = { cut: false }
       const load = createUntil(url, TOKEN, log, () => run.cut)
       await amongCreates(t, log, CUT_SPREAD_MS, `round ${n}: the cut`)
+      sinceCut = { statuses: new Map(log.statuses), logAt: server.output().stdout.length, restartMs: NaN }
       await database.kill() // every PostgreSQL process at once: no shutdown, no checkpoint
       await mount.cut()
       run.cut = true
-      sinceCut = { statuses: new Map(log.statuses), logAt: server.output().stdout.length, restartMs: NaN }
       await load // answers while the database was gone are 503s, never acknowledgements
+      if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`round ${n}: the service exited when the database went`)
       const restarting = performance.now()
       await database.start() // crash recovery, from what was synced
       sinceCut.restartMs = performance.now() - restarting
