@@ -14,6 +14,7 @@ t.test('defaults, each layer its own section', async (t) => {
       host: '127.0.0.1',
       bodyLimit: 1048576,
       partLimit: 1048576,
+      maxParts: 1000,
       maxHeaderBytes: 16384,
       requestTimeout: 30000,
       keepAliveTimeout: 72000,
