@@ -48,6 +48,12 @@ export function createPool (connectionString: string, { poolSize, onIdleError, t
   })
   // Without a listener an idle connection's error (the server restarting) would crash the process.
   pool.on('error', (err) => onIdleError?.(err))
+  // Nor may a connection's error between the pool and its user: a backend that finishes its start
+  // and at once reports its postmaster's death (57P01) sends both in one packet, and pg emits the
+  // error after the pool has taken its listener off the connection and before the caller of
+  // connect() can put one on. So every connection keeps a listener of its own; the error it hears
+  // fails the connection's next statement ("not queryable"), which answers 503 and drops it.
+  pool.on('connect', (client) => { client.on('error', () => {}) })
   return pool
 }
 
