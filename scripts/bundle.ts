@@ -52,8 +52,8 @@ await build({
   logLevel: 'warning'
 })
 
-// openapi.yaml, when it refers to other files, bundled now, so that a start reads one file and loads
-// no bundler (document.ts takes it while every file it was made of is unchanged).
-const loaded = await loadDocument(undefined, { prebundled: '' })
+// openapi.yaml read now (and bundled, when it refers to other files), so that a start parses one JSON
+// file and loads no YAML parser nor bundler (document.ts takes it while every file it was made of is
+// unchanged).
 rmSync(PREBUNDLED_PATH, { force: true })
-if ((loaded.files ?? []).length > 1) writeFileSync(PREBUNDLED_PATH, JSON.stringify(prebundle(loaded)))
+writeFileSync(PREBUNDLED_PATH, JSON.stringify(prebundle(await loadDocument(undefined, { prebundled: '' }))))

@@ -4,8 +4,8 @@ import { allowed, NON_BLANK, type Env, type Section, type Source } from './secti
 import { likelyMeant } from './typos.ts'
 
 // Reads the configuration of every section from one environment, as a pure function of it (and
-// of the secret files it names): Ajv checks each variable against its section's schema (types
-// coerced from the environment's strings, defaults filled in), then each section makes its own
+// of the secret files it names): Ajv checks each variable that is set against its section's schema
+// (types coerced from the environment's strings), the rest take their defaults, then each section makes its own
 // configuration with the checks a schema cannot say. Every problem is collected, typos of declared
 // names included, and thrown as one ConfigError that names them all.
 // Ajv is called as env-schema (the engine of @fastify/env) calls it, without env-schema itself: at
@@ -64,7 +64,7 @@ export function readConfig<S extends Sections> (sections: S, env: Env): Loaded<S
     if (meant !== undefined) problems.push(`${name} is set, but no such variable is read: did you mean ${meant}?`)
   }
 
-  const validate = validatorOf(sections)
+  const validate = validatorOf(sections, Object.keys(data))
   const values: Record<string, unknown> = { ...data }
   if (!validate(values)) {
     const wrong = new Set<string>()
@@ -75,8 +75,11 @@ export function readConfig<S extends Sections> (sections: S, env: Env): Loaded<S
       problems.push(schemaProblem(name, variables[name], error, secrets.has(name) ? undefined : data[name]))
       delete values[name]
     }
-    // Again without the wrong values (their defaults instead), so every section's own checks still run on the rest.
+    // Again without the wrong values (their defaults instead, below), so every section's own checks still run on the rest.
     validate(values)
+  }
+  for (const [name, schema] of Object.entries(variables)) {
+    if (values[name] === undefined && schema.default !== undefined) values[name] = schema.default
   }
 
   const config: Record<string, unknown> = {}
@@ -87,17 +90,23 @@ export function readConfig<S extends Sections> (sections: S, env: Env): Loaded<S
   return { config: config as ConfigOf<S>, values, sources }
 }
 
-// One validator for each set of sections, compiled when first read; a later read (SIGHUP's) reuses it.
-const validators = new WeakMap<Sections, ValidateFunction>()
-function validatorOf (sections: Sections): ValidateFunction {
-  let validate = validators.get(sections)
+// A validator of the variables that are set, compiled when first read; a later read of the same
+// names (SIGHUP's) reuses it. Only those: the rest take their defaults, which need no check, and
+// compiling every variable's schema was a good part of a start (about 10 ms for forty).
+const validators = new WeakMap<Sections, Map<string, ValidateFunction>>()
+function validatorOf (sections: Sections, names: string[]): ValidateFunction {
+  let bySet = validators.get(sections)
+  if (bySet === undefined) validators.set(sections, bySet = new Map())
+  const key = [...names].sort().join(',')
+  let validate = bySet.get(key)
   if (validate === undefined) {
-    // As env-schema's Ajv: every error, types coerced, defaults filled in. Not checked against the
-    // meta-schema (its compilation is tens of ms of a start): strict mode still refuses an unknown
-    // keyword, and the tests read every section. Run once, its code need not be optimized.
-    const ajv = new Ajv2020({ allErrors: true, coerceTypes: true, useDefaults: true, strict: true, validateSchema: false, code: { optimize: false } })
-    validate = ajv.compile({ type: 'object', properties: variablesOf(sections) })
-    validators.set(sections, validate)
+    // As env-schema's Ajv: every error, types coerced. Not checked against the meta-schema (its
+    // compilation is tens of ms of a start): strict mode still refuses an unknown keyword, and
+    // the tests read every section. Run once, its code need not be optimized.
+    const ajv = new Ajv2020({ allErrors: true, coerceTypes: true, strict: true, validateSchema: false, code: { optimize: false } })
+    const variables = variablesOf(sections)
+    validate = ajv.compile({ type: 'object', properties: Object.fromEntries(names.map((name) => [name, variables[name]])) })
+    bySet.set(key, validate)
   }
   return validate
 }

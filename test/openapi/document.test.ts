@@ -37,3 +37,17 @@ t.test('a document split over files: bundled into one; the build\'s bundle taken
   writeFileSync(join(dir, 'schemas', 'Plant.yaml'), dump({ type: 'object', properties: { name: { type: 'string' } } }))
   t.equal((await loadDocument(entry, { prebundled })).document.info.title, plantStore.info.title, 'a file changed since: bundled again')
 })
+
+t.test('one file: the build\'s reading of it taken while the file is unchanged, so a start parses no YAML', async (t) => {
+  const dir = t.testdir()
+  const entry = join(dir, 'openapi.yaml')
+  writeFileSync(entry, dump(plantStore))
+  const loaded = await loadDocument(entry)
+  const prebundled = join(dir, 'openapi.bundle.json')
+  writeFileSync(prebundled, JSON.stringify(prebundle({ ...loaded, document: { ...loaded.document, info: { ...loaded.document.info, title: 'Read at build' } } })))
+  const built = await loadDocument(entry, { prebundled })
+  t.equal(built.document.info.title, 'Read at build', 'unchanged: the build\'s')
+  t.equal(built.text, loaded.text, 'served as the file is written')
+  writeFileSync(entry, dump({ ...plantStore, info: { ...plantStore.info, version: '9.9.9' } }))
+  t.equal((await loadDocument(entry, { prebundled })).document.info.version, '9.9.9', 'changed since: read again')
+})

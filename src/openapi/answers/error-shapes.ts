@@ -116,8 +116,12 @@ export function errorWriters (doc: OpenApiDocument, routes: RouteSpec[], validat
       counts.set(key, { count: (counts.get(key)?.count ?? 0) + 1, media })
     }
   }
-  const shared = [...counts.values()].sort((a, b) => b.count - a.count).map(({ media }) => writerOf(doc, media, validators)).find((writer) => writer !== undefined)
-  const fallback = shared ?? problem
+  // Made at the first error, not at start: it compiles the shape's schema.
+  let shared: ErrorWriter | undefined
+  const fallback: ErrorWriter = (status, message) => {
+    shared ??= [...counts.values()].sort((a, b) => b.count - a.count).map(({ media }) => writerOf(doc, media, validators)).find((writer) => writer !== undefined) ?? problem
+    return shared(status, message)
+  }
   return {
     fallback,
     forRoute (route) {
