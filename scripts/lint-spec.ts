@@ -16,7 +16,7 @@ const SEVERITIES = ['error', 'warning', 'information', 'hint']
 
 interface Finding { code: string, message: string, path: Array<string | number>, severity: number }
 
-const loaded = await loadDocument(entry, { prebundled: undefined }).catch((err: Error) => {
+const loaded = await loadDocument(entry).catch((err: Error) => {
   console.error(err.message)
   process.exit(1)
 })
