@@ -11,9 +11,9 @@ import type { Validators } from '../schemas/validation.ts'
 // Answers as the document says them: the Response Object of a status is its own, else its range's
 // (2XX), else `default`; its media type is the one the handler names, else the one the client's
 // Accept prefers among those declared, with the parameters the document gives it: an Accept that
-// names them (application/json; charset=utf-8) asks for what is declared. A request whose Accept takes none of what an operation
-// answers gets 406 before its handler runs where the operation declares it may answer 406 (its
-// own, 4XX or default); elsewhere the Accept is disregarded, as RFC 9110 allows, and the declared
+// names them (application/json; charset=utf-8) asks for what is declared. A request whose Accept
+// takes none of what an operation answers gets 406 before its handler runs where the operation
+// declares it may answer 406 (its own, 4XX or default); elsewhere the Accept is disregarded, as RFC 9110 allows, and the declared
 // type is sent, so that no answer leaves the document. JSON bodies are serialized through their
 // schema's serialize view (writeOnly properties never sent). In response validation (VALIDATE_RESPONSES),
 // every answer is checked against the document first, its body and its declared headers, and one
