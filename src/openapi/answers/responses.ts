@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Negotiator from 'negotiator'
 import { NotAcceptableError, ResponseValidationError } from '../../errors.ts'
-import { kindOf } from '../requests/bodies.ts'
+import { bareType, kindOf } from '../requests/bodies.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { standaloneSchema, type JsonSchema } from '../schemas/schema.ts'
@@ -67,11 +67,9 @@ export function acceptCheck (route: RouteSpec): ((request: FastifyRequest) => Er
   }
 }
 
-const bareOf = (type: string): string => type.split(';')[0].trim().toLowerCase()
-
 /** The media type to answer in, as the document spells it: the handler's, else the best the client accepts among the declared ones. */
 function chooseType (declared: MediaSpec[], request: FastifyRequest, given?: string): string | undefined {
-  if (given !== undefined) return declared.find((media) => media.type === bareOf(given))?.spelled ?? given
+  if (given !== undefined) return declared.find((media) => media.type === bareType(given))?.spelled ?? given
   if (declared.length <= 1) return declared[0]?.spelled
   const types = declared.map((media) => media.spelled).filter((type) => !type.includes('*'))
   const accept = request.headers.accept
@@ -102,7 +100,7 @@ export function answerer (route: RouteSpec, validators: Validators | undefined):
   const validate = (validators: Validators, response: ResponseSpec | undefined, type: string | undefined, status: number, body: unknown, reply: FastifyReply): void => {
     const broken = (what: string) => new ResponseValidationError(route.operationId, status, what)
     if (response === undefined) throw broken('which the document does not declare')
-    const bare = type === undefined ? undefined : bareOf(type)
+    const bare = type === undefined ? undefined : bareType(type)
     const media = response.media.find((m) => m.type === bare) ?? response.media.find((m) => bare !== undefined && (m.type === '*/*' || (m.type.endsWith('/*') && bare.startsWith(m.type.slice(0, -1)))))
     if (response.media.length > 0 && media === undefined) throw broken(`in ${type}, which the document does not declare for it`)
     const check = media === undefined ? null : bodyCheck(media, validators)

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { validateHeaderName, validateHeaderValue } from 'node:http'
 import Negotiator from 'negotiator'
-import { kindOf, type BodyKind } from '../requests/bodies.ts'
+import { concreteType, kindOf, type BodyKind } from '../requests/bodies.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { AnyHandler, HandlerInput } from '../routes/register.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
@@ -52,16 +52,6 @@ function usual (route: RouteSpec): ResponseSpec | undefined {
   return [...route.responses].sort((a, b) => order(a.status) - order(b.status) || a.status.localeCompare(b.status))[0]
 }
 
-// A type of each range a document may answer in: what the mock answers in for it.
-const IN_RANGE: Record<string, string> = { '*/*': 'application/json', 'application/*': 'application/json', 'text/*': 'text/plain', 'image/*': 'image/png', 'audio/*': 'audio/mpeg', 'video/*': 'video/mp4' }
-
-/** A concrete media type for one the document gives as a range: application/*+json's is application/json. */
-function concrete (type: string): string {
-  if (!type.includes('*')) return type
-  const [kind, sub] = type.split('/')
-  return IN_RANGE[type] ?? (sub.startsWith('*+') ? `${kind}/${sub.slice(2)}` : `${kind}/octet-stream`)
-}
-
 export interface Mock {
   handlers: Record<string, AnyHandler>
   /** Checks every example of the document against its schema, naming once each one that contradicts it, and each header left out; a little at a time, so that requests are answered meanwhile. */
@@ -69,7 +59,7 @@ export interface Mock {
 }
 
 // How the mock writes an answer of a media type: a range (*/*, application/*+json) as the type it answers in.
-const kindOfAnswer = (media: MediaSpec): BodyKind => kindOf(concrete(media.type))
+const kindOfAnswer = (media: MediaSpec): BodyKind => kindOf(concreteType(media.type))
 
 export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Validators, scanning: () => Validators, report: Report): Mock {
   // Whether each example (by media and name) or sample may be served: checked once.
@@ -165,7 +155,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
     const media = pickMedia(response.media, String(headers.accept ?? ''))
     if (media === undefined || status === 204 || status === 304) return { status, headers: headersOf(route, response) }
     const body = bodyOf(route, response, media, example)
-    return { status, body, headers: headersOf(route, response), contentType: concrete(media.type) }
+    return { status, body, headers: headersOf(route, response), contentType: concreteType(media.type) }
   }
 
   const handlers: Record<string, AnyHandler> = {}

@@ -39,12 +39,26 @@ function inRange (range: string, type: string): boolean {
   return type === `${kind}/${suffix}` || (type.startsWith(`${kind}/`) && type.endsWith(`+${suffix}`))
 }
 
+/** A media type without its parameters, in lower case: `Application/JSON; charset=utf-8` is application/json. */
+export function bareType (type: string): string {
+  const end = type.indexOf(';')
+  return (end === -1 ? type : type.slice(0, end)).trim().toLowerCase()
+}
+
 /** The media type of a request (lower case, no parameters), or undefined without Content-Type. */
 export function mediaTypeOf (request: FastifyRequest): string | undefined {
   const header = request.headers['content-type']
-  if (header === undefined) return undefined
-  const end = header.indexOf(';')
-  return (end === -1 ? header : header.slice(0, end)).trim().toLowerCase() || undefined
+  return header === undefined ? undefined : bareType(header) || undefined
+}
+
+// A type of each range a document may write: what the mock answers in and the verifier sends for it.
+const IN_RANGE: Record<string, string> = { '*/*': 'application/json', 'application/*': 'application/json', 'text/*': 'text/plain', 'image/*': 'image/png', 'audio/*': 'audio/mpeg', 'video/*': 'video/mp4' }
+
+/** A concrete media type for one the document gives as a range: application/*+json's is application/json. */
+export function concreteType (type: string): string {
+  if (!type.includes('*')) return type
+  const [kind, sub] = type.split('/')
+  return IN_RANGE[type] ?? (sub.startsWith('*+') ? `${kind}/${sub.slice(2)}` : `${kind}/octet-stream`)
 }
 
 /** Which of the operation's media types the request's is: the exact one, else the narrowest range that takes it. */

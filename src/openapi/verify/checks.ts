@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { responseFor } from '../answers/responses.ts'
 import type { OpenApiDocument } from '../document/document.ts'
-import { kindOf, matchMedia } from '../requests/bodies.ts'
+import { bareType, kindOf, matchMedia } from '../requests/bodies.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, writeOnlyIn } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -87,7 +87,8 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
 
     // No content, whatever the document says of it: HTTP sends none with a 204 or a 304, nor to a HEAD.
     if (response.media.length === 0 || status === 204 || status === 304 || route.method === 'HEAD') return out
-    const type = answer.headers['content-type']?.split(';')[0].trim().toLowerCase()
+    const header = answer.headers['content-type']
+    const type = header === undefined ? undefined : bareType(header)
     const media = matchMedia(response.media, type)
     if (media === undefined) {
       fail('content_type_conformance', `${status} in ${type ?? 'no media type'}, which the operation does not declare for it (${response.media.map((m) => m.type).join(', ')})`)

@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../document/document.ts'
-import { kindOf } from '../requests/bodies.ts'
+import { concreteType, kindOf } from '../requests/bodies.ts'
 import { formFields } from '../requests/request-validation.ts'
 import type { MediaSpec, ParameterSpec } from '../routes/routes.ts'
 import { derefSchema } from '../schemas/schema.ts'
@@ -67,15 +67,6 @@ export const isNested = (value: unknown): boolean =>
 
 // A boundary no generated value holds.
 const BOUNDARY = 'verify-boundary-7MA4YWxkTrZu0gW'
-
-/** A concrete media type for one the document gives as a range: what a client sends for it. */
-export function concreteType (type: string): string {
-  if (!type.includes('*')) return type
-  if (type === '*/*' || type === 'application/*') return 'application/json'
-  const [kind, sub] = type.split('/')
-  if (sub.startsWith('*+')) return `${kind}/${sub.slice(2)}`
-  return kind === 'text' ? 'text/plain' : kind === 'image' ? 'image/png' : `${kind}/octet-stream`
-}
 
 /** The body a client sends in `media`: a value, spelled as its media type wants it; its Content-Type. */
 export function bodyIn (doc: OpenApiDocument, media: MediaSpec, value: unknown): { type: string, body: string | Buffer } {
