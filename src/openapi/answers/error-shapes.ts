@@ -51,9 +51,9 @@ function fillOf (doc: OpenApiDocument, schema: unknown): Fill | undefined {
 /** The Content-Type of an answer in `media`: as the document spells it; JSON's in UTF-8, as Fastify sends it. */
 const contentTypeOf = (media: MediaSpec): string => media.spelled === 'application/json' ? 'application/json; charset=utf-8' : media.spelled
 
-/** A writer for one media type's schema, or undefined when the schema cannot take an error (or its result breaks it). */
-const isJson = (media: MediaSpec): boolean => media.type === 'application/json' || media.type.endsWith('+json')
+const isJson = (media: MediaSpec): boolean => kindOf(media.type) === 'json'
 
+/** A writer for one media type's schema, or undefined when the schema cannot take an error (or its result breaks it). */
 function writerOf (doc: OpenApiDocument, media: MediaSpec | undefined, validators: Validators): ErrorWriter | undefined {
   if (media === undefined || media.schema === undefined || !isJson(media)) return undefined
   const fill = fillOf(doc, media.schema)
@@ -105,23 +105,23 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
 /** The writers of a document's errors: one for each route's requests, one for requests that matched none. */
 export function errorWriters (doc: OpenApiDocument, routes: RouteSpec[], validators: Validators, reasons: Record<number, string>): { forRoute: (route: RouteSpec) => ErrorWriter, fallback: ErrorWriter } {
   const problem: ErrorWriter = (status, message) => problemDetails(status, message, reasons[status] ?? 'Error')
-  // The shape most of the document's error answers share.
-  const counts = new Map<string, { count: number, media: MediaSpec }>()
-  for (const route of routes) {
-    for (const response of route.responses) {
-      if (/^[23]/.test(response.status)) continue
-      const media = response.media.find(isJson)
-      if (media?.schema === undefined) continue
-      const key = JSON.stringify(media.schema)
-      counts.set(key, { count: (counts.get(key)?.count ?? 0) + 1, media })
+  /** The shape most of the document's error answers share, the first of them an error can fill. */
+  const sharedShape = (): ErrorWriter => {
+    const counts = new Map<string, { count: number, media: MediaSpec }>()
+    for (const route of routes) {
+      for (const response of route.responses) {
+        if (/^[23]/.test(response.status)) continue
+        const media = response.media.find(isJson)
+        if (media?.schema === undefined) continue
+        const key = JSON.stringify(media.schema)
+        counts.set(key, { count: (counts.get(key)?.count ?? 0) + 1, media })
+      }
     }
+    return [...counts.values()].sort((a, b) => b.count - a.count).map(({ media }) => writerOf(doc, media, validators)).find((writer) => writer !== undefined) ?? problem
   }
-  // Made at the first error, not at start: it compiles the shape's schema.
+  // Made at the first error, not at start: it reads every error answer and compiles the shape's schema.
   let shared: ErrorWriter | undefined
-  const fallback: ErrorWriter = (status, message) => {
-    shared ??= [...counts.values()].sort((a, b) => b.count - a.count).map(({ media }) => writerOf(doc, media, validators)).find((writer) => writer !== undefined) ?? problem
-    return shared(status, message)
-  }
+  const fallback: ErrorWriter = (status, message) => (shared ??= sharedShape())(status, message)
   return {
     fallback,
     forRoute (route) {
