@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LineCounter, parseDocument, isMap, isSeq, type Document, type Node } from 'yaml'
 import { loadDocument } from '../src/openapi/document/document.ts'
+import { tokensOf } from '../src/openapi/schemas/schema.ts'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const entry = resolve(process.argv[2] ?? join(root, 'openapi.yaml'))
@@ -76,7 +77,7 @@ function writtenAt (path: Array<string | number>): string {
       const [relativePath, pointer = ''] = ref.split('#')
       file = resolve(dirname(file), relativePath)
       node = sourceOf(file).doc.contents
-      for (const part of pointer.split('/').slice(1)) node = childOf(node, decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'))?.node
+      for (const token of tokensOf(pointer)) node = childOf(node, token)?.node
     }
     const next = childOf(node, key)
     if (next === undefined) break // made by the bundler (a component it named): the nearest place written

@@ -38,13 +38,16 @@ const KINDS: Record<string, (value: unknown) => boolean> = Object.fromEntries([
   ...[...SCHEMA_LISTS].map((k) => [k, (v: unknown) => Array.isArray(v) && v.length > 0])
 ])
 
+const unescape = (token: string) => decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~')
+
+/** A JSON pointer's tokens, as a $ref's fragment writes them (`#/paths/~1pets`, percent-encoded or not): ['paths', '/pets']. */
+export const tokensOf = (pointer: string): string[] => pointer.split('/').slice(1).map(unescape)
+
 /** The node a local $ref points at; undefined when it points at nothing. */
 export function pointerTarget (doc: OpenApiDocument, ref: string): any {
   if (!ref.startsWith('#')) return undefined
   let target: any = doc
-  for (const token of ref.slice(1).split('/').slice(1)) {
-    target = target?.[decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~')]
-  }
+  for (const token of tokensOf(ref)) target = target?.[token]
   return target
 }
 
@@ -57,7 +60,6 @@ export function derefSchema (doc: OpenApiDocument, schema: any, seen = new Set<s
   return schema
 }
 
-const unescape = (token: string) => decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~')
 const escapeToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 
 /** The $defs key and the node a local $ref copies: a component's schema keeps its name (#/$defs/Plant), and a ref into one points into its copy. */
