@@ -118,7 +118,7 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
         return { 'http:bearer': (_scheme, scopes) => bearer(scopes) }
       }
     })
-    metrics?.expectUnavailable(routes.map((route) => route.url), '/readyz')
+    metrics?.expectUnavailable(routes.map((route) => route.url), '/readyz', { jwt: jwt !== undefined })
     await app.ready()
   } catch (err) {
     await app.close() // closes the store, too

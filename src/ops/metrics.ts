@@ -5,7 +5,7 @@ import { totalmem } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import client from 'prom-client'
 import type { OpsConfig } from './config.ts'
-import { OWN_CODE_PREFIX } from '../errors.ts'
+import { KeysUnavailableError, OverloadedError, OWN_CODE_PREFIX, ShuttingDownError, StoreBusyError, StoreTimeoutError, StoreUnavailableError } from '../errors.ts'
 import type { JwtGuardObserver } from '../security/auth.ts'
 import type { KeySetObserver } from '../security/jwks.ts'
 import type { JwtOutcome } from '../security/jwt.ts'
@@ -38,7 +38,15 @@ export interface Limits {
 // that a quiet dashboard reads 0, not "No data": each outcome of a JWT (a Record, so the compiler
 // holds the list to the type), each key fetch, each reason an API route may answer 503 for.
 const JWT_OUTCOMES = Object.keys({ accepted: 1, insufficient_scope: 1, unavailable: 1, oversize: 1, malformed: 1, disallowed_algorithm: 1, unknown_key: 1, bad_signature: 1, expired: 1, not_yet_valid: 1, bad_claims: 1 } satisfies Record<JwtOutcome | 'insufficient_scope', 1>)
-const STORE_REASONS = ['store_busy', 'store_timeout', 'store_unavailable', 'shutting_down']
+
+/** The reason a 503 is counted under: our own error's code, without its prefix, in lower case; else other. */
+const reasonOf = (code: string | undefined): string => code?.startsWith(OWN_CODE_PREFIX) === true ? code.slice(OWN_CODE_PREFIX.length).toLowerCase() : OTHER
+// The reasons a route may answer 503 for, named from the errors themselves.
+const reasonFor = (Unavailable: new () => { code: string }): string => reasonOf(new Unavailable().code)
+const STORE_UNAVAILABLE = reasonFor(StoreUnavailableError)
+const STORE_REASONS = [reasonFor(StoreBusyError), reasonFor(StoreTimeoutError), STORE_UNAVAILABLE, reasonFor(ShuttingDownError)]
+const OVERLOADED = reasonFor(OverloadedError)
+const KEYS_UNAVAILABLE = reasonFor(KeysUnavailableError)
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -120,10 +128,8 @@ export class Metrics {
     return (count, reason) => this.#lostSpans.inc({ reason }, count)
   }
 
-  #jwt = false
   /** With an identity provider: what the bearer guard reports each JWT's outcome to, and the key set its fetches; each counted from 0. */
   jwtObservers (): { guard: JwtGuardObserver, keySet: KeySetObserver } {
-    this.#jwt = true
     for (const outcome of JWT_OUTCOMES) this.#jwts.inc({ outcome }, 0)
     for (const document of ['discovery', 'jwks']) for (const result of ['ok', 'failed']) this.#keyFetches.inc({ document, result }, 0)
     return {
@@ -133,10 +139,10 @@ export class Metrics {
   }
 
   /** Counts each API route's 503s from 0, for every reason it may answer one: the store's, shedding's when on, the keys' with JWTs; /readyz's, the store's. */
-  expectUnavailable (apiRoutes: string[], readiness: string): void {
-    const reasons = [...STORE_REASONS, ...(this.#shedding ? ['overloaded'] : []), ...(this.#jwt ? ['keys_unavailable'] : [])]
+  expectUnavailable (apiRoutes: string[], readiness: string, { jwt }: { jwt: boolean }): void {
+    const reasons = [...STORE_REASONS, ...(this.#shedding ? [OVERLOADED] : []), ...(jwt ? [KEYS_UNAVAILABLE] : [])]
     for (const route of apiRoutes) for (const reason of reasons) this.#unavailable.inc({ route, reason }, 0)
-    this.#unavailable.inc({ route: readiness, reason: 'store_unavailable' }, 0)
+    this.#unavailable.inc({ route: readiness, reason: STORE_UNAVAILABLE }, 0)
   }
 
   /** What the store reports to. */
@@ -175,8 +181,7 @@ export class Metrics {
     // Runs before the error handler, for an error only; each 503 is one of ours, named by its code.
     app.addHook('onError', (request, _reply, error, done) => {
       if (error.statusCode === 503) {
-        const reason = error.code?.startsWith(OWN_CODE_PREFIX) === true ? error.code.slice(OWN_CODE_PREFIX.length).toLowerCase() : OTHER
-        this.#unavailable.inc({ route: request.routeOptions.url ?? UNMATCHED, reason })
+        this.#unavailable.inc({ route: request.routeOptions.url ?? UNMATCHED, reason: reasonOf(error.code) })
       }
       done()
     })
