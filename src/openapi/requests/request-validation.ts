@@ -74,10 +74,10 @@ export function formFields (doc: OpenApiDocument, media: MediaSpec): ParameterSp
   const encoding: Record<string, any> = media.object.encoding ?? {}
   return (propertiesOf(doc, media.schema) ?? []).map((name): ParameterSpec => {
     const schema = (propertySchema(doc, media.schema, name) ?? {}) as JsonSchema
-    const style: string = encoding[name]?.style ?? 'form'
     const declared = encoding[name] ?? {}
+    const style: string = declared.style ?? 'form'
     const contentType: string | undefined = declared.contentType ?? (declared.style === undefined && declared.explode === undefined && nested(doc, schema) ? 'application/json' : undefined)
-    return { name, in: 'query', required: false, style, explode: encoding[name]?.explode ?? style === 'form', schema, contentType: contentType !== undefined && /\bjson\b/.test(contentType) ? contentType : undefined, shape: shapeOf(doc, schema), object: {} }
+    return { name, in: 'query', required: false, style, explode: declared.explode ?? style === 'form', schema, contentType: contentType !== undefined && /\bjson\b/.test(contentType) ? contentType : undefined, shape: shapeOf(doc, schema), object: {} }
   })
 }
 
