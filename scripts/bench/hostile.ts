@@ -2,16 +2,13 @@
 // (npm run mock, pinned to its core) of a small document with a multipart upload and a form. For
 // each body: the server's CPU time per request and how much its peak RSS grew, each body on a fresh
 // process (a peak only rises), beside a small valid upload; this code's, and BENCH_BEFORE's.
-import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { freePort } from '../../test/helpers/embedded-postgres.ts'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
+import { start, stop } from '../corpus/mocks.ts'
 import { CPUS, cpuSeconds, fmt, median, peakRssMiB, pinned, root } from './measure.ts'
 
 const REQUESTS = 20
-const START_TIMEOUT_MS = 30_000
 
 const document = {
   openapi: '3.1.0',
@@ -35,23 +32,6 @@ const BODIES: Body[] = [
   { name: 'form, 250,000 fields in 1 MiB', path: '/form', type: 'application/x-www-form-urlencoded', bytes: form(250_000) }
 ]
 
-async function startMock (script: NodeCommand, file: string): Promise<{ url: string, pid: number, stop: () => Promise<void> }> {
-  const port = await freePort()
-  const [command, ...args] = pinned(CPUS.server, [process.execPath, ...script.args, file])
-  const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH, ...script.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }, stdio: 'ignore' })
-  const url = `http://127.0.0.1:${port}`
-  for (const deadline = Date.now() + START_TIMEOUT_MS; ; await sleep(20)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the mock did not start (${child.exitCode ?? 'timed out'})`)
-    if (await fetch(`${url}/openapi.json`).then((res) => res.ok, () => false)) break
-  }
-  const stop = async (): Promise<void> => {
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exited
-  }
-  return { url, pid: child.pid!, stop }
-}
-
 const send = async (url: string, body: Body): Promise<number> => {
   const res = await fetch(`${url}${body.path}`, { method: 'POST', headers: { 'content-type': body.type }, body: body.bytes })
   await res.arrayBuffer()
@@ -68,18 +48,20 @@ export async function benchHostile ({ rounds, dir, before }: { rounds: number, d
     for (const body of BODIES) {
       for (const [name, script] of Object.entries(variants)) {
         process.stderr.write(`hostile: round ${round}/${rounds}, ${body.name}, ${name}\n`)
-        const mock = await startMock(script, file)
+        const mock = await start('ours', file, '/upload', { script, wrap: (command) => pinned(CPUS.server, command) })
+        if (mock === undefined) throw new Error(`the mock of ${name} did not start`)
+        const pid = mock.child.pid!
         try {
           await send(mock.url, BODIES[0]) // the route's validators compiled, as in a warm server
-          const [cpu, peak] = [cpuSeconds(mock.pid), peakRssMiB(mock.pid)]
+          const [cpu, peak] = [cpuSeconds(pid), peakRssMiB(pid)]
           const key = `${body.name}\t${name}`
           const figure = figures.get(key) ?? { cpuMs: [], growthMiB: [], statuses: new Set() }
           for (let i = 0; i < REQUESTS; i++) figure.statuses.add(await send(mock.url, body))
-          figure.cpuMs.push((cpuSeconds(mock.pid) - cpu) * 1000 / REQUESTS)
-          figure.growthMiB.push(peakRssMiB(mock.pid) - peak)
+          figure.cpuMs.push((cpuSeconds(pid) - cpu) * 1000 / REQUESTS)
+          figure.growthMiB.push(peakRssMiB(pid) - peak)
           figures.set(key, figure)
         } finally {
-          await mock.stop()
+          await stop(mock)
         }
       }
     }

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../test/helpers/embedded-postgres.ts'
-import { nodeCommandOf } from '../../test/helpers/npm-script.ts'
+import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))
 export const CACHE = join(root, 'node_modules/.cache/corpus')
@@ -37,14 +37,20 @@ export const peakOf = (pid: number | undefined): number => {
   }
 }
 
+export interface StartOptions {
+  /** How ours runs: `npm run mock`'s command, of this checkout unless another's is given. */
+  script?: NodeCommand
+  /** A command it runs under (the bench pins it to a core: taskset). */
+  wrap?: (command: string[]) => string[]
+}
+
 /** Starts a mock of `file`, timed from its spawn to its first answer (any status) on a path of the document. */
-export async function start (name: string, file: string, probe: string): Promise<Mock | undefined> {
+export async function start (name: string, file: string, probe: string, { script = nodeCommandOf(root, 'mock'), wrap = (command) => command }: StartOptions = {}): Promise<Mock | undefined> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const ours = nodeCommandOf(root, 'mock')
-  const [command, args, env] = name === 'ours'
-    ? [process.execPath, [...ours.args, file], { ...ours.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }]
-    : [process.execPath, [join(CACHE, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', '-h', '127.0.0.1', '-p', String(port), file], {}]
+  const [[command, ...args], env] = name === 'ours'
+    ? [wrap([process.execPath, ...script.args, file]), { ...script.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }]
+    : [wrap([process.execPath, join(CACHE, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', '-h', '127.0.0.1', '-p', String(port), file]), {}]
   let output = ''
   let peak = 0
   const began = performance.now()
