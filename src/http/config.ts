@@ -11,7 +11,7 @@ export const httpConfig = section({
     HOST: text({ default: '127.0.0.1', description: 'Address to listen on; `0.0.0.0` for every interface.' }),
     BODY_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024, { default: 1024 * 1024, description: 'Largest request body; larger answers 413. A multipart body\'s parts together, too.' }),
     PART_LIMIT_BYTES: integer(1024, 64 * 1024 * 1024, { default: 1024 * 1024, description: 'Largest part (a file or a field) of a multipart body; larger answers 413.' }),
-    MAX_PARTS: integer(1, 1_000_000, { default: 1000, description: 'Most parts (files and fields) of a multipart body, and most fields of a form (`application/x-www-form-urlencoded`); more answers 413, the rest unread (@fastify/multipart\'s bound).' }),
+    MAX_PARTS: integer(1, 1_000_000, { default: 1000, description: 'Most parts (files and fields) of a multipart body, and most fields of a form (`application/x-www-form-urlencoded`); more answers 413, before the rest is parsed (@fastify/multipart\'s bound).' }),
     MAX_HEADER_BYTES: integer(1024, 1024 * 1024, { default: 16 * 1024, description: 'Largest request line plus headers; larger answers 431.' }),
     REQUEST_TIMEOUT_MS: integer(100, 3_600_000, { default: 30_000, description: 'Longest a request may take to arrive, headers and body; slower answers 408 and the connection is closed (no slowloris).' }),
     KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000, { default: 72_000, description: 'How long an idle keep-alive connection stays open (longer than the usual 60 s load-balancer idle timeout).' }),

@@ -121,7 +121,7 @@ export function checkFieldCount (form: string, parts: number): void {
 /**
  * A multipart body's fields and files, streamed from the request by Fastify's busboy, each part
  * within `partBytes`, the whole within `bodyBytes` and at most `parts` parts (413 past any, the
- * rest of the body unread): as a handler gets them,
+ * rest of the body drained unparsed): as a handler gets them,
  * each field by its name, in order; and as the validator checks them, each file as its bytes
  * (latin1: a string of its length).
  */
