@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { accessSync, constants, writeFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
@@ -26,27 +27,30 @@ const canChoosePids = (() => {
 })()
 
 t.test('a group whose leader has exited is never signalled: its id may be another process\'s', { skip: canChoosePids ? false : 'needs root, to choose the next pid' }, async (t) => {
-  const gone = spawnGroup('true', [], { stdio: 'ignore' })
-  await exited(gone)
+  let gone: ChildProcess | undefined
   let other: ChildProcess | undefined
-  // The next process gets the same pid, as it would once pids wrapped (others may take it first: try again).
-  for (let attempt = 0; attempt < 20 && other?.pid !== gone.pid; attempt++) {
+  // The next process gets the exited leader's pid, as it would once pids wrapped. Another process
+  // of the machine may fork first and keep that pid: then try again with another leader.
+  for (let attempt = 0; attempt < 20 && (other === undefined || other.pid !== gone!.pid); attempt++) {
     other?.kill('SIGKILL')
+    gone = spawnGroup('true', [], { stdio: 'ignore' })
+    await exited(gone)
     writeFileSync(NEXT_PID, String(gone.pid! - 1))
     other = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' })
   }
   t.teardown(() => { other?.kill('SIGKILL') })
-  t.equal(other!.pid, gone.pid, 'another process group now has the id')
-  killGroup(gone)
+  t.equal(other!.pid, gone!.pid, 'another process group now has the id')
+  killGroup(gone!)
   await sleep(200)
   t.ok(other!.exitCode === null && other!.signalCode === null, 'and lives on, though the teardown of the old one ran')
 })
 
 t.test('what a leader leaves behind is killed when it exits, while the id is still theirs', async (t) => {
-  const leader = spawnGroup('sh', ['-c', 'sleep 30 & echo $!'], { stdio: ['ignore', 'pipe', 'ignore'] })
+  const leader = spawnGroup('sh', ['-c', 'sleep 30 >/dev/null & echo $!'], { stdio: ['ignore', 'pipe', 'ignore'] })
   let output = ''
   leader.stdout!.on('data', (chunk) => { output += chunk })
-  await exited(leader)
+  // 'exit' may come before the output is read: wait for both.
+  await Promise.all([exited(leader), once(leader.stdout!, 'end')])
   const member = Number(output.trim())
   t.ok(member > 0, `the leader left ${member} running`)
   for (let i = 0; i < 100 && running(member); i++) await sleep(20)

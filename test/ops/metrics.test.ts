@@ -82,7 +82,7 @@ t.test('a scrape after a known mix of 200, 401, 404 and 409 answers', async (t) 
 })
 
 t.test('503s are counted by route and reason, beside the limits they are refused at', async (t) => {
-  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: String(await freePort()), MAX_PENDING_CREATES: '1', MAX_EVENT_LOOP_DELAY_MS: '750' }))
+  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: '0', MAX_PENDING_CREATES: '1', MAX_EVENT_LOOP_DELAY_MS: '750' }))
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   // Together, so that all but the first find a create already waiting.
   const statuses = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
@@ -103,7 +103,7 @@ t.test('503s are counted by route and reason, beside the limits they are refused
 
 t.test('with an identity provider, each token outcome and key fetch is counted from 0', async (t) => {
   const provider = await startProvider(t)
-  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: String(await freePort()), JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE, MAX_EVENT_LOOP_DELAY_MS: '0' }))
+  const app = await buildTestApp(t, await testConfig(t, { METRICS_PORT: '0', JWT_ISSUER: provider.issuer, JWT_AUDIENCE: AUDIENCE, MAX_EVENT_LOOP_DELAY_MS: '0' }))
   await app.listen({ port: 0, host: '127.0.0.1' })
   const got = samples(await (await fetch(app.metricsUrl!)).text())
   const outcomes = ['accepted', 'insufficient_scope', 'unavailable', 'oversize', 'malformed', 'disallowed_algorithm', 'unknown_key', 'bad_signature', 'expired', 'not_yet_valid', 'bad_claims']

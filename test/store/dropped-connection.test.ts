@@ -1,8 +1,7 @@
-import { connect, createServer, type Socket } from 'node:net'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import t, { type Test } from 'tap'
 import { StoreUnavailableError } from '../../src/errors.ts'
 import { openPostgresStore } from '../../src/store/postgres.ts'
-import { freePort } from '../helpers/embedded-postgres.ts'
 import { freshDatabaseUrl } from '../helpers/postgres.ts'
 
 // A connection that fails as the pool hands it out. When PostgreSQL's postmaster dies, a backend
@@ -56,8 +55,8 @@ async function startProxy (t: Test, target: URL) {
       held = held.subarray(at)
     })
   })
-  const port = await freePort()
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
   t.teardown(() => { for (const socket of sockets) socket.destroy(); server.close() })
   const url = new URL(target)
   url.port = String(port)
