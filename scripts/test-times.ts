@@ -33,15 +33,16 @@ const runs = found.filter((file) => existsSync(relative(RESULTS, file).replace(/
   }
 })
 
-const suite = (test: string): string => test.endsWith('.system.test.ts') ? 'system' : 'everyday'
+const suite = (test: string): string => test.endsWith('.system.test.ts') ? 'system' : test.endsWith('.container-test.ts') ? 'image' : 'everyday'
 const format = (seconds: number | undefined): string => seconds === undefined ? '   (unfinished)' : `${seconds.toFixed(1).padStart(7)} s`
 const timeOfDay = (date: Date): string => date.toTimeString().slice(0, 5)
 
 const slowest = [...runs].sort((a, b) => (b.seconds ?? Infinity) - (a.seconds ?? Infinity)).slice(0, limit)
 console.log(`The ${slowest.length} slowest of ${runs.length} test files, as they last ran:`)
 for (const run of slowest) console.log(`${format(run.seconds)}  ${run.test}  (${suite(run.test)}, ${timeOfDay(run.when)}${run.failed ? ', FAILED' : ''})`)
-for (const name of ['everyday', 'system']) {
+for (const name of ['everyday', 'system', 'image']) {
   const own = runs.filter((run) => suite(run.test) === name)
+  if (own.length === 0) continue
   const sum = own.reduce((total, run) => total + (run.seconds ?? 0), 0)
   console.log(`${name}: ${own.length} file${own.length === 1 ? '' : 's'}, ${sum.toFixed(0)} s in all (tap runs files side by side: the wall time is less)`)
 }
