@@ -33,7 +33,8 @@ Bounds:
   --concurrency N           operations verified at once (${DEFAULTS.concurrency})
   --request-timeout SECONDS for each answer (${DEFAULTS.requestTimeoutMs / 1000})
   --only-safe               only GET, HEAD and OPTIONS operations: a production smoke check
-  --dry-run                 list what would be sent, as curl commands, and send nothing
+  --dry-run                 list what would be sent, as curl commands, and send nothing (a link's
+                            request, made from an answer, is not among them)
 Reports:
   --report FILE.json        one entry per operation: its requests and violations
   --junit FILE.xml          JUnit XML, for CI systems
@@ -129,6 +130,7 @@ async function main (): Promise<number> {
     timeLimitMs: integer(values['time-limit'], '--time-limit', DEFAULTS.timeLimitMs / 1000) * 1000,
     concurrency: Math.max(1, integer(values.concurrency, '--concurrency', DEFAULTS.concurrency)),
     onlySafe: values['only-safe'] === true,
+    baseUrl,
     progress: progressLine()
   }
   const timeoutMs = integer(values['request-timeout'], '--request-timeout', DEFAULTS.requestTimeoutMs / 1000) * 1000

@@ -31,7 +31,12 @@ export const PETS = {
       post: {
         operationId: 'addPet',
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 40 }, tag: { type: 'string' }, secret: { type: 'string', writeOnly: true } } } } } },
-        responses: { 201: { description: 'added', content: { 'application/json': { schema: pet } } }, 400: errors[400], 401: errors[401], 415: errors[415] }
+        responses: {
+          201: { description: 'added', content: { 'application/json': { schema: pet } }, links: { GetAddedPet: { operationId: 'getPet', parameters: { 'path.id': '$response.body#/id' } } } },
+          400: errors[400],
+          401: errors[401],
+          415: errors[415]
+        }
       }
     },
     '/pets/{id}': {
@@ -60,7 +65,8 @@ export const FAULTS = {
   'a required header missing': 'response_headers_conformance',
   'an invalid body accepted with 2xx': 'negative_data_rejection',
   'auth ignored': 'ignored_auth',
-  'a valid name refused past three characters': 'positive_data_acceptance'
+  'a valid name refused past three characters': 'positive_data_acceptance',
+  'an added pet not kept': 'ensure_resource_availability'
 } as const
 export type Fault = keyof typeof FAULTS
 
@@ -102,6 +108,7 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
       if (fault === 'a valid name refused past three characters' && body.name.length > 3) return answer(res, 400, { message: 'names are short here' })
       const id = stored.size + 1
       const added = { id, name: body.name, ...(typeof body.tag === 'string' && { tag: body.tag }) }
+      if (fault === 'an added pet not kept') return answer(res, 201, { ...added, id: id + 1000 })
       stored.set(id, added)
       if (fault === 'a required property missing') return answer(res, 201, { id })
       if (fault === 'a writeOnly property sent') return answer(res, 201, { ...added, secret: 'kept' })

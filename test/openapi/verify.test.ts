@@ -1,6 +1,8 @@
 import { createServer } from 'node:http'
 import t, { type Test } from 'tap'
+import { routeList } from '../../src/openapi/routes/routes.ts'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
+import { evaluate, type Exchange } from '../../src/openapi/verify/links.ts'
 import { reportOf } from '../../src/openapi/verify/report.ts'
 import { verify, type VerifyOptions } from '../../src/openapi/verify/verifier.ts'
 import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
@@ -50,6 +52,46 @@ t.test('a generated value an answer fails on is shrunk to the smallest that stil
   t.equal(shrunk.length, 1, 'one generated request kept, shrunk')
   t.equal(shrunk[0].shrunk, true)
   t.equal(JSON.parse(String(shrunk[0].request.body)).name.length, 4, 'a name of four characters: the shortest the service refuses')
+})
+
+t.test('links are followed once: what a POST added is read back by the id its answer gives', async (t) => {
+  const { verification } = await verified(t)
+  const linked = verification.operations.find((o) => o.operationId === 'addPet')!.sent.filter((s) => s.source === 'link')
+  t.equal(linked.length, 1, 'the link followed once, from the first 201')
+  t.match(linked[0], { kind: 'valid', request: { method: 'GET', path: '/pets/2' }, status: 200, from: { method: 'POST', path: '/pets', status: 201, link: 'GetAddedPet' } }, 'the first pet added is the second stored')
+
+  // By operationRef (its braces written as in a URI), and a link to no operation of the document.
+  const document = structuredClone(PETS) as any
+  document.paths['/pets'].post.responses[201].links = {
+    ByRef: { operationRef: '#/paths/~1pets~1%7Bid%7D/get', parameters: { id: '$response.body#/id' } },
+    Nowhere: { operationId: 'deletePet' }
+  }
+  const { url } = await startPets(t)
+  const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+  t.teardown(http.close)
+  const added = (await verify(document, http.send, { seed: 42, credentials: { bearer: TOKEN } })).operations.find((o) => o.operationId === 'addPet')!
+  t.match(added.sent.filter((s) => s.source === 'link'), [{ request: { path: '/pets/2' }, status: 200, from: { link: 'ByRef' } }])
+  t.same(added.notes, ['link Nowhere of 201: deletePet is no operation verified here'])
+  t.same(added.violations, [])
+})
+
+t.test('a link\'s values: constants, and runtime expressions read from the request and the answer', async (t) => {
+  const parameters = routeList(structuredClone(PETS) as any).routes.find((r) => r.operationId === 'listPets')!.parameters
+  const exchange: Exchange = {
+    request: { method: 'GET', path: '/pets?limit=5', headers: { 'x-trace': 'abc' } },
+    parameters,
+    values: { parameters: [5], body: { owner: { name: 'Ann' } } },
+    answer: { status: 200, headers: { location: '/pets/7' }, body: Buffer.from('[{"id":7,"name":"Rex","a/b":{"~c":true}}]') },
+    baseUrl: 'http://127.0.0.1:9/api'
+  }
+  const cases: Array<[unknown, unknown]> = [
+    [42, 42], ['plain text', 'plain text'], [{ a: 1 }, { a: 1 }],
+    ['$url', 'http://127.0.0.1:9/pets?limit=5'], ['$method', 'GET'], ['$statusCode', 200],
+    ['$request.query.limit', 5], ['$request.header.X-Trace', 'abc'], ['$request.body#/owner/name', 'Ann'], ['$request.body', { owner: { name: 'Ann' } }],
+    ['$response.header.Location', '/pets/7'], ['$response.body#/0/id', 7], ['$response.body#/0/a~1b/~0c', true], ['$response.body#/3/id', undefined],
+    ['pet {$response.body#/0/id} of {$request.query.limit}', 'pet 7 of 5']
+  ]
+  for (const [value, expected] of cases) t.same(evaluate(value, exchange), expected, JSON.stringify(value))
 })
 
 t.test('the same seed sends the same requests; another seed, others', async (t) => {

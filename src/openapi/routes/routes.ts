@@ -54,6 +54,8 @@ export interface ResponseSpec {
   media: MediaSpec[]
   /** Each header's Header Object, by name as written. */
   headers: Record<string, Record<string, any>>
+  /** Each Link Object, by its name: what a next request may take from this answer. */
+  links: Record<string, Record<string, any>>
 }
 
 export interface RouteSpec {
@@ -198,7 +200,10 @@ function responsesOf (doc: OpenApiDocument, raw: unknown, at: string): ResponseS
     const response = resolve(doc, entry, where) ?? {}
     const headers: Record<string, Record<string, any>> = {}
     for (const [name, header] of Object.entries<any>(response.headers ?? {})) headers[name] = resolve(doc, header, `${where}/headers`) ?? {}
-    return { status: status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(), description: response.description ?? '', media: mediaOf(doc, response.content, where), headers }
+    // Links serve only the verifier: one it cannot follow is its note, not a reason to refuse the operation.
+    const links: Record<string, Record<string, any>> = {}
+    for (const [name, link] of Object.entries<any>(response.links ?? {})) links[name] = derefSchema(doc, link) ?? {}
+    return { status: status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(), description: response.description ?? '', media: mediaOf(doc, response.content, where), headers, links }
   })
 }
 

@@ -24,8 +24,8 @@ import { bodyIn, cookiePairs, isNested, queryPairs, spelled, type HttpRequest } 
 export type Fault = 'body without a required property' | 'body property of the wrong type' | 'required query parameter missing' |
   'required header missing' | 'path parameter of the wrong type' | 'undeclared media type' | 'no credentials'
 
-/** Where a valid request's values come from. */
-export type Source = 'example' | 'sample' | 'generated'
+/** Where a valid request's values come from: a link's are given by an earlier answer (links.ts), the rest are samples. */
+export type Source = 'example' | 'sample' | 'generated' | 'link'
 
 export interface Case {
   /** What the request is: valid, or invalid by one fault. */
@@ -33,6 +33,8 @@ export interface Case {
   source: Source
   fault?: Fault
   request: HttpRequest
+  /** The values it was made of, for a link's expressions to read. */
+  values: Values
   /** The credentials it carries, for a curl command to name by variable. */
   secrets: Secret[]
 }
@@ -57,6 +59,8 @@ export interface Planner {
   invalid: () => Case[]
   /** Values drawn from the schemas, and the request of each: undefined for values the engine would refuse (not sent as valid). */
   generated: () => { values: fc.Arbitrary<Values>, request: (values: Values) => Case | undefined } | undefined
+  /** The sample with the values a link gives in place of its own; the engine's refusal of them instead. Throws Unbuildable. */
+  linked: (given: { parameters: Map<number, unknown>, body?: { value: unknown } }) => Case | Error
 }
 
 export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Validators, given: GivenCredentials): Planner {
@@ -136,7 +140,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       request.headers['content-type'] = fault === 'undeclared media type' ? UNDECLARED : type
       request.body = body
     }
-    return { kind: fault === undefined ? 'valid' : 'invalid', source, ...(fault !== undefined && { fault }), request, secrets: credentials.secrets }
+    return { kind: fault === undefined ? 'valid' : 'invalid', source, ...(fault !== undefined && { fault }), request, values, secrets: credentials.secrets }
   }
 
   let base: Values | undefined
@@ -212,7 +216,20 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     return { values, request }
   }
 
-  return { parameters, fixed, invalid, generated }
+  const linked = (given: { parameters: Map<number, unknown>, body?: { value: unknown } }): Case | Error => {
+    const sample = sampled(preferred)
+    const values: Values = { ...sample, parameters: sample.parameters.map((value, i) => given.parameters.has(i) ? given.parameters.get(i) : value), ...(given.body !== undefined && { body: given.body.value }) }
+    if (preferred !== undefined && !valid(preferred.schema, asRead(preferred, values.body))) return new Error('the body the link gives breaks its schema')
+    let sent: Case
+    try {
+      sent = build(values, 'link')
+    } catch (err) {
+      return err as Error // a value no URL or header can hold
+    }
+    return engineRefuses(sent.request, values) ?? sent
+  }
+
+  return { parameters, fixed, invalid, generated, linked }
 }
 
 /** A path parameter's value spelled as a segment a URL keeps: not empty, nor one that reads as "." or ".." (and would move the path). */

@@ -14,7 +14,8 @@ import type { Case } from './cases.ts'
 // headers the document requires of it, there and valid. (An invalid request's refusal with a 4xx
 // the operation does not declare is left to negative_data_rejection.) Of a valid request's: not refused for its
 // content (400, 415, 422). Of an invalid request's: refused with a 4xx. Of one sent without the
-// credentials the operation requires: not answered as if it had them.
+// credentials the operation requires: not answered as if it had them. Of a request a link made
+// from a POST's or PUT's success (links.ts): not answered 404, as if nothing had been made.
 
 export const CHECKS = [
   'not_a_server_error',
@@ -24,7 +25,8 @@ export const CHECKS = [
   'response_headers_conformance',
   'positive_data_acceptance',
   'negative_data_rejection',
-  'ignored_auth'
+  'ignored_auth',
+  'ensure_resource_availability'
 ] as const
 export type CheckName = typeof CHECKS[number]
 
@@ -36,7 +38,10 @@ export interface Violation { check: CheckName, status: number, detail: string }
 // The statuses that refuse a request for what it holds, where the verifier sent one the document allows.
 const CONTENT_REFUSALS = new Set([400, 415, 422])
 
-export interface Judge { (sent: Case, answer: Answer): Violation[] }
+/** The exchange a linked request follows: its operation and its answer's status. */
+export interface LinkedFrom { method: string, path: string, status: number, link: string }
+
+export interface Judge { (sent: Case, answer: Answer, from?: LinkedFrom): Violation[] }
 
 /** A judge of the operation's answers, by the checks in `enabled`. */
 export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Validators, enabled: ReadonlySet<CheckName>): Judge {
@@ -46,7 +51,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     if (validate === undefined) compiled.set(schema, validate = make(schema))
     return validate
   }
-  return (sent, answer) => {
+  return (sent, answer, from) => {
     const out: Violation[] = []
     const { status } = answer
     const fail = (check: CheckName, detail: string): void => { if (enabled.has(check)) out.push({ check, status, detail }) }
@@ -55,6 +60,9 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     if (sent.fault === undefined && CONTENT_REFUSALS.has(status)) fail('positive_data_acceptance', `a valid request (${sent.source}) refused with ${status}: ${excerpt(answer.body)}`)
     if (sent.fault === 'no credentials' && status < 400) fail('ignored_auth', `answered ${status} to a request without the credentials the operation requires`)
     else if (sent.fault !== undefined && status < 400) fail('negative_data_rejection', `an invalid request (${sent.fault}) accepted with ${status}`)
+    if (from !== undefined && (from.method === 'POST' || from.method === 'PUT') && from.status >= 200 && from.status < 300 && status === 404) {
+      fail('ensure_resource_availability', `answered 404 to what link ${from.link} of ${from.method} ${from.path}'s ${from.status} names`)
+    }
 
     // An invalid request refused with a 4xx is what negative_data_rejection asks for, declared or
     // not: documents seldom declare every refusal.

@@ -3,22 +3,27 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { undefinedSchemeOf } from '../requests/security.ts'
 import { routeList, type Refusal, type RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
-import { planner, Unbuildable, type Case, type Fault, type Source } from './cases.ts'
-import { CHECKS, judge, type Answer, type CheckName, type Violation } from './checks.ts'
+import { planner, Unbuildable, type Case, type Fault, type Planner, type Source } from './cases.ts'
+import { CHECKS, judge, type Answer, type CheckName, type Judge, type LinkedFrom, type Violation } from './checks.ts'
 import type { GivenCredentials } from './credentials.ts'
 import { DEFAULTS } from './defaults.ts'
+import { linkedValues, linksOf } from './links.ts'
 import type { HttpRequest } from './spelling.ts'
 
 // Verifies a running service against its document: for every operation the document has, the
 // requests cases.ts makes, each answer judged by the checks of checks.ts. Bounded everywhere: in
 // requests, in time, in the operations verified at once, and in what a failure's shrinking may
-// send. A 429 with Retry-After is waited for and sent again, up to a bound, and not judged. It
-// knows nothing of HTTP: a transport sends (http.ts over the network; the tests' inject()).
+// send. A 429 with Retry-After is waited for and sent again, up to a bound, and not judged. The
+// first valid request answered with a status whose answer declares links is followed by each
+// link's request, once (links.ts), judged as its target's. It knows nothing of HTTP: a transport
+// sends (http.ts over the network; the tests' inject()).
 
 /** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout). */
 export type Transport = (request: HttpRequest) => Promise<Answer>
 
 export interface VerifyOptions {
+  /** Where the requests go, for a link's $url. */
+  baseUrl?: string
   credentials?: GivenCredentials
   /** The checks to run; every one by default. */
   checks?: ReadonlySet<CheckName>
@@ -43,8 +48,8 @@ export interface VerifyOptions {
   progress?: (done: number, of: number, requests: number, violations: number) => void
 }
 
-/** One request sent, what it was and what came back. */
-export interface Sent { kind: Case['kind'], source: Source, fault?: Fault, request: HttpRequest, secrets: Case['secrets'], status?: number, error?: string }
+/** One request sent, what it was (and the exchange a link made it from) and what came back. */
+export interface Sent { kind: Case['kind'], source: Source, fault?: Fault, from?: LinkedFrom, request: HttpRequest, secrets: Case['secrets'], status?: number, error?: string }
 
 export interface FoundViolation extends Violation { request: HttpRequest, secrets: Case['secrets'], source: Source, fault?: Fault, shrunk?: boolean }
 
@@ -94,6 +99,13 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   const chosen = served.filter((route) => !settings.onlySafe || SAFE.has(route.method))
   const validators = createValidators(doc)
   const checks = settings.checks ?? new Set<CheckName>(CHECKS)
+  // A link's target is planned and judged as the target itself is, made once for every operation linking to it.
+  const targets = new Map<RouteSpec, { plan: Planner, judged: Judge }>()
+  const targetOf = (route: RouteSpec): { plan: Planner, judged: Judge } => {
+    let target = targets.get(route)
+    if (target === undefined) targets.set(route, target = { plan: planner(doc, route, validators, settings.credentials ?? {}), judged: judge(doc, route, validators, checks) })
+    return target
+  }
   let requests = 0
   let violations = 0
   let stopped: string | undefined
@@ -125,21 +137,48 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     const result: OperationResult = { method: route.method, path: route.path, operationId: route.operationId, requests: 0, violations: [], notes: [], sent: [] }
     const judged = judge(doc, route, validators, checks)
     const plan = planner(doc, route, validators, settings.credentials ?? {})
-    /** Sends a case and judges its answer: its violations; undefined when nothing was sent. */
-    const run = async (sent: Case): Promise<Violation[] | undefined> => {
+    /** Sends a case and judges its answer (by a link's target's judge, after `from`): its violations; undefined when nothing was sent. */
+    const run = async (sent: Case, judgedBy = judged, from?: LinkedFrom): Promise<Violation[] | undefined> => {
       const answer = await exchange(sent.request, result)
       if (answer === undefined) return undefined
-      const record: Sent = { kind: sent.kind, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), request: sent.request, secrets: sent.secrets }
+      const record: Sent = { kind: sent.kind, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(from !== undefined && { from }), request: sent.request, secrets: sent.secrets }
       result.sent.push(record)
       if (answer instanceof Error) {
         record.error = answer.message
         return []
       }
       record.status = answer.status
-      return judged(sent, answer)
+      if (sent.kind === 'valid' && from === undefined) await follow(sent, answer)
+      return judgedBy(sent, answer, from)
     }
     const keep = (sent: Case, found: Violation[], shrunk?: boolean): void => {
       for (const violation of found) result.violations.push({ ...violation, request: sent.request, secrets: sent.secrets, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(shrunk !== undefined && { shrunk }) })
+    }
+    // Each link of the operation's answers followed once, from the first valid request answered with its status.
+    const followed = new Set<string>()
+    const follow = async (sent: Case, answer: Answer): Promise<void> => {
+      const { links, unfollowable } = linksOf(route, answer.status, chosen)
+      for (const note of unfollowable) if (!result.notes.includes(note)) result.notes.push(note)
+      for (const link of links) {
+        const key = `${answer.status} ${link.name}`
+        if (followed.has(key)) continue
+        followed.add(key)
+        const { plan: targetPlan, judged: targetJudged } = targetOf(link.target)
+        const context = { request: sent.request, parameters: plan.parameters, values: sent.values, answer, baseUrl: settings.baseUrl ?? 'http://localhost' }
+        let linked: Case | Error
+        try {
+          linked = targetPlan.linked(linkedValues(link, context, targetPlan.parameters))
+        } catch (err) {
+          if (!(err instanceof Unbuildable)) throw err
+          linked = err
+        }
+        if (linked instanceof Error) {
+          result.notes.push(`link ${link.name} of ${answer.status} not followed: ${linked.message}`)
+          continue
+        }
+        const from = { method: route.method, path: route.path, status: answer.status, link: link.name }
+        keep(linked, (await run(linked, targetJudged, from) ?? []).map((v) => ({ ...v, detail: `${link.target.method} ${link.target.path} by link ${link.name} of ${answer.status}: ${v.detail}` })))
+      }
     }
 
     let fixed: Case[] = []
