@@ -78,7 +78,7 @@ t.test('links are followed once: what a POST added is read back by the id its an
 t.test('a link\'s values: constants, and runtime expressions read from the request and the answer', async (t) => {
   const parameters = routeList(structuredClone(PETS) as any).routes.find((r) => r.operationId === 'listPets')!.parameters
   const exchange: Exchange = {
-    request: { method: 'GET', path: '/pets?limit=5', headers: { 'x-trace': 'abc' } },
+    request: { method: 'GET', path: '/pets?limit=5', headers: { 'X-Trace': 'abc' } },
     parameters,
     values: { parameters: [5], body: { owner: { name: 'Ann' } } },
     answer: { status: 200, headers: { location: '/pets/7' }, body: Buffer.from('[{"id":7,"name":"Rex","a/b":{"~c":true}}]') },
@@ -87,7 +87,7 @@ t.test('a link\'s values: constants, and runtime expressions read from the reque
   const cases: Array<[unknown, unknown]> = [
     [42, 42], ['plain text', 'plain text'], [{ a: 1 }, { a: 1 }],
     ['$url', 'http://127.0.0.1:9/pets?limit=5'], ['$method', 'GET'], ['$statusCode', 200],
-    ['$request.query.limit', 5], ['$request.header.X-Trace', 'abc'], ['$request.body#/owner/name', 'Ann'], ['$request.body', { owner: { name: 'Ann' } }],
+    ['$request.query.limit', 5], ['$request.header.x-trace', 'abc'], ['$request.body#/owner/name', 'Ann'], ['$request.body', { owner: { name: 'Ann' } }],
     ['$response.header.Location', '/pets/7'], ['$response.body#/0/id', 7], ['$response.body#/0/a~1b/~0c', true], ['$response.body#/3/id', undefined],
     ['pet {$response.body#/0/id} of {$request.query.limit}', 'pet 7 of 5']
   ]

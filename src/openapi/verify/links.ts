@@ -89,7 +89,7 @@ function expression (text: string, { request, parameters, values, answer, baseUr
   }
   const name = rest?.slice(1)
   if (side === 'response') return source === 'header' ? answer.headers[name.toLowerCase()] : undefined
-  if (source === 'header') return request.headers[name.toLowerCase()] ?? request.headers[name]
+  if (source === 'header') return Object.entries(request.headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1]
   const index = parameters.findIndex((p) => p.in === source && p.name === name)
   return index < 0 ? undefined : values.parameters[index]
 }
