@@ -88,7 +88,7 @@ t.test('a link\'s values: constants, and runtime expressions read from the reque
     [42, 42], ['plain text', 'plain text'], [{ a: 1 }, { a: 1 }],
     ['$url', 'http://127.0.0.1:9/pets?limit=5'], ['$method', 'GET'], ['$statusCode', 200],
     ['$request.query.limit', 5], ['$request.header.x-trace', 'abc'], ['$request.body#/owner/name', 'Ann'], ['$request.body', { owner: { name: 'Ann' } }],
-    ['$response.header.Location', '/pets/7'], ['$response.body#/0/id', 7], ['$response.body#/0/a~1b/~0c', true], ['$response.body#/3/id', undefined],
+    ['$response.header.Location', '/pets/7'], ['$response.body#/0/id', 7], ['$response.body#/0/a~1b/~0c', true], ['$response.body#/3/id', undefined], ['$response.body#/100%', undefined],
     ['pet {$response.body#/0/id} of {$request.query.limit}', 'pet 7 of 5']
   ]
   for (const [value, expected] of cases) t.same(evaluate(value, exchange), expected, JSON.stringify(value))

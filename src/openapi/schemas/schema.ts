@@ -43,12 +43,16 @@ const unescape = (token: string) => decodeURIComponent(token).replace(/~1/g, '/'
 /** A JSON pointer's tokens, as a $ref's fragment writes them (`#/paths/~1pets`, percent-encoded or not): ['paths', '/pets']. */
 export const tokensOf = (pointer: string): string[] => pointer.split('/').slice(1).map(unescape)
 
+/** The value a JSON pointer (`/a/0`) names within `root`; undefined when it names nothing. Throws a URIError on a malformed %-escape. */
+export function valueAt (root: unknown, pointer: string): any {
+  let at: any = root
+  for (const token of tokensOf(pointer)) at = at !== null && typeof at === 'object' ? at[token] : undefined
+  return at
+}
+
 /** The node a local $ref points at; undefined when it points at nothing. */
 export function pointerTarget (doc: OpenApiDocument, ref: string): any {
-  if (!ref.startsWith('#')) return undefined
-  let target: any = doc
-  for (const token of tokensOf(ref)) target = target?.[token]
-  return target
+  return ref.startsWith('#') ? valueAt(doc, ref.slice(1)) : undefined
 }
 
 /** Follows a schema's own $ref (and the refs it lands on) to the schema it stands for. */

@@ -1,6 +1,6 @@
 import { responseFor } from '../answers/responses.ts'
 import type { ParameterSpec, RouteSpec } from '../routes/routes.ts'
-import { tokensOf } from '../schemas/schema.ts'
+import { valueAt } from '../schemas/schema.ts'
 import type { Values } from './cases.ts'
 import type { Answer } from './checks.ts'
 import type { HttpRequest } from './spelling.ts'
@@ -83,9 +83,11 @@ function expression (text: string, { request, parameters, values, answer, baseUr
     }
     if (rest === '') return body
     if (!rest.startsWith('#')) return undefined
-    let at: any = body
-    for (const token of tokensOf(rest.slice(1))) at = at !== null && typeof at === 'object' ? at[token] : undefined
-    return at
+    try {
+      return valueAt(body, rest.slice(1))
+    } catch {
+      return undefined // a malformed %-escape: the pointer names nothing
+    }
   }
   const name = rest?.slice(1)
   if (side === 'response') return source === 'header' ? answer.headers[name.toLowerCase()] : undefined
