@@ -143,6 +143,20 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     return { kind: fault === undefined ? 'valid' : 'invalid', source, ...(fault !== undefined && { fault }), request, values, secrets: credentials.secrets }
   }
 
+  /** The valid request of these values, or why there is none: a path segment that would move the path, a body its schema refuses, a value no URL or header can hold, what the engine refuses. */
+  const validCase = (values: Values, source: Source): Case | Error => {
+    const moving = parameters.find((p, i) => p.in === 'path' && values.parameters[i] !== undefined && !segmentFits(p, values.parameters[i]))
+    if (moving !== undefined) return new Error(`path parameter ${moving.name}: a segment that would move the path`)
+    if (preferred !== undefined && !valid(preferred.schema, asRead(preferred, values.body))) return new Error('the body breaks its schema')
+    let sent: Case
+    try {
+      sent = build(values, source)
+    } catch (err) {
+      return err as Error
+    }
+    return engineRefuses(sent.request, values) ?? sent
+  }
+
   let base: Values | undefined
   const fixed = (): Case[] => {
     const cases: Case[] = []
@@ -203,30 +217,15 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       body: bodyValue ?? fc.constant(undefined)
     }).map(({ parameters, body }): Values => ({ parameters, media: preferred, body }))
     const request = (drawn: Values): Case | undefined => {
-      if (parameters.some((p, i) => p.in === 'path' && !segmentFits(p, drawn.parameters[i]))) return undefined
-      if (preferred !== undefined && !valid(preferred.schema, asRead(preferred, drawn.body))) return undefined
-      let sent: Case
-      try {
-        sent = build(drawn, 'generated')
-      } catch {
-        return undefined // a value no URL or header can hold
-      }
-      return engineRefuses(sent.request, drawn) === undefined ? sent : undefined
+      const sent = validCase(drawn, 'generated')
+      return sent instanceof Error ? undefined : sent
     }
     return { values, request }
   }
 
   const linked = (given: { parameters: Map<number, unknown>, body?: { value: unknown } }): Case | Error => {
     const sample = sampled(preferred)
-    const values: Values = { ...sample, parameters: sample.parameters.map((value, i) => given.parameters.has(i) ? given.parameters.get(i) : value), ...(given.body !== undefined && { body: given.body.value }) }
-    if (preferred !== undefined && !valid(preferred.schema, asRead(preferred, values.body))) return new Error('the body the link gives breaks its schema')
-    let sent: Case
-    try {
-      sent = build(values, 'link')
-    } catch (err) {
-      return err as Error // a value no URL or header can hold
-    }
-    return engineRefuses(sent.request, values) ?? sent
+    return validCase({ ...sample, parameters: sample.parameters.map((value, i) => given.parameters.has(i) ? given.parameters.get(i) : value), ...(given.body !== undefined && { body: given.body.value }) }, 'link')
   }
 
   return { parameters, fixed, invalid, generated, linked }
