@@ -19,12 +19,15 @@ import { requestId, echoRequestId } from './http/request-id.ts'
 import { API_HEADERS, setHeaders } from './security/headers.ts'
 import { openStore } from './store/open.ts'
 import { TokenSet } from './security/tokens.ts'
+import type { TokensFile } from './security/token-file.ts'
 import type { Tracing } from './ops/tracing.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** What the document calls the API (info.title): the start-up line names it. */
     documentTitle: string
+    /** Reads the tokens file again (SIGHUP); undefined without one. */
+    reloadTokens?: (reason: string) => void
   }
 }
 
@@ -39,10 +42,12 @@ export interface BuildOptions {
   tracing?: Tracing
   /** The contract served; openapi.yaml when not given (tests give variants of it). */
   loaded?: LoadedDocument
+  /** API_TOKENS_FILE, followed as it changes (into `tokens`). */
+  tokensFile?: TokensFile
 }
 
 /** Builds the whole service from an explicit config. Never listens: server.ts does, tests inject. */
-export async function buildApp ({ http, store: storeConfig, security, ops }: Config, { logStream, tokens = new TokenSet(security.apiTokens), tracing, loaded }: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp ({ http, store: storeConfig, security, ops }: Config, { logStream, tokens = new TokenSet(security.apiTokens), tracing, loaded, tokensFile }: BuildOptions = {}): Promise<FastifyInstance> {
   const { trustProxy } = http
   loaded ??= await loadDocument()
   // What the service serves, read before anything opens: a document it cannot serve stops the start.
@@ -90,6 +95,12 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
     tracer: spans?.commitTracer
   })
   app.addHook('onClose', async () => await store.close())
+  app.decorate('reloadTokens', undefined)
+  if (tokensFile !== undefined) {
+    const followed = (await import('./security/token-file.ts')).followTokensFile(tokensFile, tokens, app.log, metrics?.tokensFile())
+    app.reloadTokens = followed.reload
+    app.addHook('onClose', followed.close)
+  }
 
   try {
     // jose and the JWT checks load only when a provider is configured.
@@ -114,7 +125,8 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
       tracing: spans === undefined ? undefined : { validation: spans.traceValidation },
       // The service's one scheme, http bearer: its static tokens, or with JWT_ISSUER a provider's access tokens.
       checks: async (scope) => {
-        const bearer = await bearerGuard(scope, tokens, { limits: await rateLimits(scope, security), jwt, observer: observed?.guard, tracer: spans?.guardTracer })
+        const limits = await rateLimits(scope, security, security.rateLimit?.redis === undefined ? undefined : metrics?.sharedRateLimit())
+        const bearer = await bearerGuard(scope, tokens, { limits, jwt, observer: observed?.guard, tracer: spans?.guardTracer })
         return { 'http:bearer': (_scheme, scopes) => bearer(scopes) }
       }
     })

@@ -41,7 +41,11 @@ async function main (): Promise<void> {
   const logs = logDestination()
   // 'exit' comes with every process.exit below, and with a natural end; its handlers run synchronously.
   process.on('exit', logs.flushSync)
-  const app = await buildApp(config, { tokens, tracing, logStream: logs })
+  // API_TOKENS_FILE is followed as it changes, and read as at start: a file that no longer passes
+  // the config's checks is refused, and the tokens in force stay.
+  const file = process.env.API_TOKENS_FILE
+  const tokensFile = file === undefined ? undefined : { path: file, read: () => loadConfig(process.env).security.apiTokens }
+  const app = await buildApp(config, { tokens, tracing, logStream: logs, tokensFile })
   // Logged, flushed (the exit flushes the log), and the end: the state after one is unknown.
   process.on('uncaughtException', (err) => {
     app.log.fatal({ err }, 'uncaught exception, exiting')
@@ -83,20 +87,10 @@ async function main (): Promise<void> {
   process.on('SIGTERM', shutdown)
   process.on('SIGINT', shutdown)
 
-  // Token rotation without a restart: SIGHUP re-reads API_TOKENS_FILE. A file that no longer
-  // passes the config's checks is refused, and the tokens in force stay.
+  // SIGHUP re-reads API_TOKENS_FILE at once, changed or not.
   process.on('SIGHUP', () => {
-    if (process.env.API_TOKENS_FILE === undefined) {
-      app.log.warn('SIGHUP: no API_TOKENS_FILE to re-read; tokens unchanged')
-      return
-    }
-    try {
-      const { apiTokens } = loadConfig(process.env).security
-      tokens.replace(apiTokens)
-      app.log.info({ count: apiTokens.length }, 'SIGHUP: API tokens reloaded')
-    } catch (err) {
-      app.log.error({ problem: (err as Error).message }, 'SIGHUP: API tokens not reloaded; the old ones stay in force')
-    }
+    if (app.reloadTokens === undefined) app.log.warn('SIGHUP: no API_TOKENS_FILE to re-read; tokens unchanged')
+    else app.reloadTokens('SIGHUP')
   })
 }
 

@@ -79,7 +79,9 @@ export const ROWS: Row[] = [
     title: 'Tokens',
     panels: [
       { title: 'Access tokens by outcome', unit: 'reqps', description: 'Access tokens from the identity provider judged a second: accepted, insufficient_scope (403), unavailable (503), or why one was refused (401).', targets: [{ expr: rate('plant_store_jwt_total', 'outcome'), legend: '{{outcome}}' }] },
-      { title: 'Identity provider key fetches', unit: 'reqps', description: 'Fetches of the provider\'s discovery document and keys, by result.', targets: [{ expr: rate('plant_store_jwks_fetches_total', 'document, result'), legend: '{{document}} {{result}}' }] }
+      { title: 'Identity provider key fetches', unit: 'reqps', description: 'Fetches of the provider\'s discovery document and keys, by result.', targets: [{ expr: rate('plant_store_jwks_fetches_total', 'document, result'), legend: '{{document}} {{result}}' }] },
+      { title: 'Rate limits counted in Redis', unit: 'none', description: 'With RATE_LIMIT_REDIS_URL: 1 while an instance counts the limits in Redis with every other, 0 while Redis does not answer it and it counts on its own.', targets: [{ expr: `plant_store_rate_limit_shared{${SERIES}}`, legend: '{{instance}}' }] },
+      { title: 'API tokens file reloads', unit: 'none', description: 'With API_TOKENS_FILE: reloads of the file in the window, taken or refused (a refused file leaves the older tokens in force).', targets: [{ expr: `sum by (result) (increase(plant_store_api_tokens_reloads_total{${SERIES}}[${RANGE}]))`, legend: '{{result}}' }] }
     ]
   },
   {

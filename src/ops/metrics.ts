@@ -9,6 +9,8 @@ import { KeysUnavailableError, OverloadedError, OWN_CODE_PREFIX, ShuttingDownErr
 import type { JwtGuardObserver } from '../security/auth.ts'
 import type { KeySetObserver } from '../security/jwks.ts'
 import type { JwtOutcome } from '../security/jwt.ts'
+import type { SharedCountObserver } from '../security/shared-rate-limit.ts'
+import type { TokensFileObserver } from '../security/token-file.ts'
 import type { StoreObserver } from '../store/group-commit.ts'
 import type { LostSpans } from './tracing.ts'
 
@@ -126,6 +128,37 @@ export class Metrics {
   lostSpans (): LostSpans {
     this.#lostSpans.inc({ reason: 'queue_full' }, 0)
     return (count, reason) => this.#lostSpans.inc({ reason }, count)
+  }
+
+  /** With RATE_LIMIT_REDIS_URL: what the rate limits report whether they are counted in Redis to. */
+  sharedRateLimit (): SharedCountObserver {
+    const shared = new client.Gauge({
+      name: 'plant_store_rate_limit_shared',
+      help: 'With RATE_LIMIT_REDIS_URL: 1 while this instance counts the rate limits in Redis, together with every other; 0 while Redis does not answer and it counts on its own, in memory.',
+      registers: [this.registry]
+    })
+    return (now) => shared.set(now ? 1 : 0)
+  }
+
+  /** With API_TOKENS_FILE: what its reloads report to, counted from 0. */
+  tokensFile (): TokensFileObserver {
+    const reloads = new client.Counter({
+      name: 'plant_store_api_tokens_reloads_total',
+      help: 'Reloads of API_TOKENS_FILE (a change seen, or SIGHUP), by result: taken, or refused (the file failed the checks; the tokens in force stayed).',
+      labelNames: ['result'] as const,
+      registers: [this.registry]
+    })
+    const refused = new client.Gauge({
+      name: 'plant_store_api_tokens_file_refused',
+      help: '1 while the API_TOKENS_FILE last read was refused (the tokens in force are an older file\'s); 0 once a file is taken.',
+      registers: [this.registry]
+    })
+    for (const result of ['taken', 'refused']) reloads.inc({ result }, 0)
+    refused.set(0)
+    return (taken) => {
+      reloads.inc({ result: taken ? 'taken' : 'refused' })
+      refused.set(taken ? 0 : 1)
+    }
   }
 
   /** With an identity provider: what the bearer guard reports each JWT's outcome to, and the key set its fetches; each counted from 0. */

@@ -12,7 +12,10 @@ export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384
 
 const variables = {
   API_TOKENS: optional(string({ description: `Unset: the kept token. Comma-separated bearer tokens; each at least ${MIN_TOKEN_LENGTH} characters of \`A-Z a-z 0-9 - . _ ~ + /\` (trailing \`=\` allowed).` })),
-  RATE_LIMIT_PER_MINUTE: optional(integer(1, 1_000_000, { description: 'Unset: no limit. Most requests one bearer token may make per minute on each instance; past it, 429 with `Retry-After`. Requests whose token is refused (or missing) count per client address instead, under the same limit. See [rate limits](operating.md#rate-limits).' })),
+  RATE_LIMIT_PER_MINUTE: optional(integer(1, 1_000_000, { description: 'Unset: no limit. Most requests one bearer token may make per minute (on each instance, or on all together with `RATE_LIMIT_REDIS_URL`); past it, 429 with `Retry-After`. Requests whose token is refused (or missing) count per client address instead, under the same limit. See [rate limits](operating.md#rate-limits).' })),
+  RATE_LIMIT_REDIS_URL: optional(string({ description: 'Unset: each instance counts in its own memory. `redis://` (or `rediss://`, TLS) URL of Redis 6 or later, or Valkey, with its password in the URL: every instance counts each token\'s requests there, together. While it does not answer, each instance counts on its own, at the same limit. See [rate limits across replicas](operating.md#rate-limits-across-replicas).' })),
+  RATE_LIMIT_REDIS_PREFIX: text({ default: 'plant-store:rate-limit:', description: 'What the keys of the counts in Redis begin with; then `token:` or `address:` and the count\'s key.' }),
+  RATE_LIMIT_REDIS_TIMEOUT_MS: integer(10, 5000, { default: 200, description: 'Bound on each Redis command; past it, the instance counts on its own until Redis answers a ping (one a second).' }),
   JWT_ISSUER: optional(string({ description: 'Unset: static keys only. The identity provider\'s issuer (exact match with `iss`); setting it turns access tokens from that provider on, beside the static keys. `https://` (`http://` only on loopback).' })),
   JWT_AUDIENCE: optional(string({ description: 'Required with `JWT_ISSUER`. Comma-separated audiences this service accepts; a token\'s `aud` must name one.' })),
   JWT_JWKS_URL: optional(string({ description: 'Unset: from discovery. The provider\'s key set; unset, it is found by OIDC discovery (`<issuer>/.well-known/openid-configuration`), and the start is refused when that document names another issuer. `https://` (`http://` only on loopback).' })),
@@ -31,15 +34,16 @@ export const securityConfig = section({
   title: 'Security: tokens and rate limits',
   notes: 'With neither `API_TOKENS` nor `API_TOKENS_FILE`, the token kept in `api-token` beside the SQLite file (`./data/api-token` with PostgreSQL) is used, made on the first start. `API_TOKENS_FILE` holds one token per line (`#` comments allowed) and is re-read on `SIGHUP`, so tokens rotate without a restart; a file that fails the checks is refused and the tokens in force stay. The `JWT_*` variables: [tokens from an identity provider](identity-provider.md).',
   variables,
-  secrets: ['API_TOKENS'],
+  secrets: ['API_TOKENS', 'RATE_LIMIT_REDIS_URL'],
   read: ({ values, sourceOf, problem }) => ({
     apiTokens: apiTokens(values.API_TOKENS, sourceOf('API_TOKENS') === 'file', problem),
-    rateLimit: values.RATE_LIMIT_PER_MINUTE === undefined ? undefined : { max: values.RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    rateLimit: rateLimit(values, problem),
     jwt: jwt(values, sourceOf, problem)
   })
 })
 
 export type SecurityConfig = ReturnType<typeof securityConfig.read>
+export type RedisLimitConfig = NonNullable<NonNullable<SecurityConfig['rateLimit']>['redis']>
 export type JwtConfig = NonNullable<SecurityConfig['jwt']>
 
 /** Why a token cannot be used, or undefined when it can. */
@@ -60,6 +64,19 @@ function apiTokens (value: string | undefined, fromFile: boolean, problem: (mess
     if (why !== undefined) problem(`${source}: token #${i + 1} ${why}`)
   })
   return tokens
+}
+
+/** RATE_LIMIT_*: the limit, and where it is counted (RATE_LIMIT_REDIS_URL: in Redis, by every instance). */
+function rateLimit (values: ValuesOf<typeof variables>, problem: (message: string) => void) {
+  const url = values.RATE_LIMIT_REDIS_URL
+  if (url !== undefined) {
+    // Never the URL itself in a problem: it holds the password.
+    if (!/^rediss?:\/\/[^/?#]/.test(url)) problem('RATE_LIMIT_REDIS_URL must be a redis:// or rediss:// URL')
+    if (values.RATE_LIMIT_PER_MINUTE === undefined) problem('RATE_LIMIT_REDIS_URL is set, but RATE_LIMIT_PER_MINUTE is not: set the limit it counts')
+  }
+  if (values.RATE_LIMIT_PER_MINUTE === undefined) return undefined
+  const redis = url === undefined ? undefined : { url, prefix: values.RATE_LIMIT_REDIS_PREFIX, timeoutMs: values.RATE_LIMIT_REDIS_TIMEOUT_MS }
+  return { max: values.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, ...(redis && { redis }) }
 }
 
 /** JWT_*: access tokens from an identity provider. JWT_ISSUER turns them on; without it, no other JWT_ may be set. */

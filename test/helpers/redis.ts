@@ -1,0 +1,62 @@
+import { execFileSync, type ChildProcess } from 'node:child_process'
+import type { Test } from 'tap'
+import { killGroup, spawnGroup } from './children.ts'
+import { freePort } from './embedded-postgres.ts'
+import { listeningOn } from './listening.ts'
+
+// Debian's redis-server for a test: on 127.0.0.1 and a free port, in memory only, with a password
+// (as operators run it), killed with the test. It can be killed, started again on the same port
+// (empty, as after a crash without persistence), frozen (SIGSTOP) and thawed.
+
+export const REDIS_PASSWORD = 'redis-test-password-0123'
+
+/** Whether Debian's redis-server is here (npm test's pretest installs it). */
+export function hasRedis (): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+export interface TestRedis {
+  /** redis://:password@127.0.0.1:port */
+  url: string
+  port: number
+  /** SIGKILL: every connection drops, every count is lost. */
+  kill: () => Promise<void>
+  /** Started again, empty, on the same port. */
+  start: () => Promise<void>
+  /** SIGSTOP: connections stay open, nothing answers. */
+  freeze: () => void
+  thaw: () => void
+  /** A command through redis-cli, its output. */
+  cli: (...args: string[]) => string
+}
+
+export async function startRedis (t: Test): Promise<TestRedis> {
+  const port = await freePort()
+  let child: ChildProcess | undefined
+  const start = async (): Promise<void> => {
+    child = spawnGroup('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD], { stdio: 'ignore' })
+    await listeningOn(port, child, 'redis-server')
+  }
+  const kill = async (): Promise<void> => {
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((resolve) => child!.once('exit', resolve))
+    killGroup(child)
+    await exited
+  }
+  await start()
+  t.teardown(kill)
+  return {
+    url: `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`,
+    port,
+    kill,
+    start,
+    freeze: () => { if (child !== undefined) killGroup(child, 'SIGSTOP') },
+    thaw: () => { if (child !== undefined) killGroup(child, 'SIGCONT') },
+    cli: (...args) => execFileSync('redis-cli', ['-p', String(port), '--no-auth-warning', '-a', REDIS_PASSWORD, ...args], { encoding: 'utf8', timeout: 5000 }).trim()
+  }
+}
