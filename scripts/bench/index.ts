@@ -5,7 +5,7 @@
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
 //   BENCH_BEFORE        a git ref: the http, traces, footprint, slow-disk and hostile sections run that commit's code too
-//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, slow-disk, postgres, recovery, copy, json, mock, hostile
+//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, shared-limits, slow-disk, postgres, recovery, copy, json, mock, hostile
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -20,6 +20,7 @@ import { benchHostile } from './hostile.ts'
 import { benchJwt } from './jwt.ts'
 import { benchMock } from './mock.ts'
 import { benchRecovery } from './recovery.ts'
+import { benchSharedLimits } from './shared-limits.ts'
 import { benchSlowDisk } from './slow-disk.ts'
 import { benchTraces } from './traces.ts'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
@@ -355,16 +356,19 @@ async function benchPostgres (): Promise<string> {
 
 if (spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'wrk', 'wrk', 'npm run bench (its load generator)'], { stdio: 'inherit' }).status !== 0) process.exit(1)
 if (process.env.BENCH_PG !== '0' && spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'pgbouncer', 'pgbouncer', 'npm run bench (its PostgreSQL section)'], { stdio: 'inherit', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` } }).status !== 0) process.exit(1)
+const only = process.env.BENCH_ONLY?.split(',')
+const wanted = (name: string): boolean => only === undefined || only.includes(name)
+if (wanted('shared-limits') && spawnSync('bash', [join(root, 'scripts/ensure-tool.sh'), 'redis-server', 'redis-server', 'npm run bench (its shared-limits section)'], { stdio: 'inherit' }).status !== 0) process.exit(1)
 if (!CPUS.pinned) process.stderr.write('!!! One core only: servers and wrk share it, so the figures are not server-bound.\n')
 try {
-  const only = process.env.BENCH_ONLY?.split(',')
-  const run = async (name: string, section: () => string | Promise<string>): Promise<string> => only === undefined || only.includes(name) ? await section() : ''
+  const run = async (name: string, section: () => string | Promise<string>): Promise<string> => wanted(name) ? await section() : ''
   const sections = [
     `## Benchmark\n\n\`npm run bench\` on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${CPUS.loadThreads + 1} cores (${readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU'}).\n`,
     await run('http', benchHttp),
     await run('traces', async () => await benchTraces({ service: (env, old) => service({ LOG_LEVEL: 'warn', ...env }, undefined, old ? before!.start : undefined), before: before?.ref, token: TOKEN, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, freshIds })),
     await run('footprint', benchFootprint),
     await run('jwt', async () => await benchJwt({ dir, token: TOKEN, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, freshIds })),
+    await run('shared-limits', async () => await benchSharedLimits({ service: (env) => service(env), token: TOKEN, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, freshIds })),
     await run('slow-disk', async () => await benchSlowDisk({ token: TOKEN, connections: CONNECTIONS, seconds: 5, rounds: ROUNDS, dir, freshIds, before })),
     process.env.BENCH_PG === '0' ? '' : await run('postgres', benchPostgres),
     process.env.BENCH_PG === '0' ? '' : await run('recovery', async () => await benchRecovery({ rounds: ROUNDS, token: TOKEN, service: (env) => service(env) })),

@@ -32,7 +32,7 @@ const variables = {
 
 export const securityConfig = section({
   title: 'Security: tokens and rate limits',
-  notes: 'With neither `API_TOKENS` nor `API_TOKENS_FILE`, the token kept in `api-token` beside the SQLite file (`./data/api-token` with PostgreSQL) is used, made on the first start. `API_TOKENS_FILE` holds one token per line (`#` comments allowed) and is re-read on `SIGHUP`, so tokens rotate without a restart; a file that fails the checks is refused and the tokens in force stay. The `JWT_*` variables: [tokens from an identity provider](identity-provider.md).',
+  notes: 'With neither `API_TOKENS` nor `API_TOKENS_FILE`, the token kept in `api-token` beside the SQLite file (`./data/api-token` with PostgreSQL) is used, made on the first start. `API_TOKENS_FILE` holds one token per line (`#` comments allowed) and is followed as it changes (a Kubernetes Secret\'s update too; `SIGHUP` re-reads it at once), so tokens rotate without a restart; a file that fails the checks is refused and the tokens in force stay ([token rotation](operating.md#token-rotation)). The `JWT_*` variables: [tokens from an identity provider](identity-provider.md).',
   variables,
   secrets: ['API_TOKENS', 'RATE_LIMIT_REDIS_URL'],
   read: ({ values, sourceOf, problem }) => ({

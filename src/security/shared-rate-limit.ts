@@ -52,7 +52,9 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
     maxRetriesPerRequest: 0,
     retryStrategy: (times) => Math.min(100 * 2 ** times, MAX_RECONNECT_DELAY_MS),
     // Redis's reply to the first command says whether it is ready: no separate INFO first.
-    enableReadyCheck: false
+    enableReadyCheck: false,
+    // The counts asked for in one turn of the event loop go in one write, and come back in one read.
+    enableAutoPipelining: true
   })
   let shared = false
   let probe: NodeJS.Timeout | undefined

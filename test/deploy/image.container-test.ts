@@ -7,10 +7,10 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { load } from 'js-yaml'
+import { load, loadAll } from 'js-yaml'
 import { freePort } from '../helpers/embedded-postgres.ts'
 import { logExcerpt } from '../helpers/log-file.ts'
-import { answering, HARDENED, IMAGE, logsOf, podman, podmanLater, startContainer } from '../helpers/podman.ts'
+import { answering, buildValkeyImage, HARDENED, IMAGE, logsOf, podman, podmanLater, startContainer, VALKEY_IMAGE } from '../helpers/podman.ts'
 import { sql, startPostgres } from '../helpers/postgres.ts'
 
 // npm run test:image: the image as operators run it, by running it (podman, as root here; CI runs
@@ -285,4 +285,63 @@ t.test('PostgreSQL: migrated by the image as the owner, served by two containers
   t.same(counts.other, [], 'no answer but 200 or 503')
   t.same(lost, [], 'no acknowledged plant lost')
   await t.rejects(sql(as(app), 'CREATE TABLE t (id int)'), { code: '42501' }, 'the serving role may not change the schema')
+})
+
+t.test('Valkey and two replicas as containers, as components/shared-rate-limits runs them: one limit across both, each limiting on its own while Valkey is stopped, shared again once it is back', async (t) => {
+  buildValkeyImage()
+  // The component's own command and arguments, and its config file as the Secret gives it.
+  const [deployment] = loadAll(readFileSync(join(root, 'deploy/kubernetes/components/shared-rate-limits/valkey.yaml'), 'utf8')) as Array<{ spec: { template: { spec: { containers: Array<{ command: string[], args: string[] }> } } } }>
+  const [{ command, args }] = deployment.spec.template.spec.containers
+  const password = 'valkey-image-test-password-0123'
+  const config = secretFile('valkey.conf', `requirepass ${password}\n`)
+  const valkeyPort = await freePort()
+  const valkey = `plant-store-test-${process.pid}-valkey`
+  startContainer(t, valkey, [...HARDENED, '--user', '65532:65532', '--volume', `${config}:/etc/valkey/valkey.conf:ro`, '--tmpfs', '/data:uid=65532,gid=65532', '--tmpfs', '/tmp',
+    '--publish', `127.0.0.1:${valkeyPort}:6379`, '--entrypoint', command[0]], args, VALKEY_IMAGE)
+  const valkeyKeys = (): string => podman('exec', valkey, 'redis-cli', '-a', password, '--no-auth-warning', '--scan').stdout.trim()
+
+  const limit = 5
+  const url = secretFile('valkey-url', `redis://:${password}@127.0.0.1:${valkeyPort}\n`)
+  const tokens = secretFile('limited-api-tokens', `${TOKEN}\n`)
+  const ports = [await freePort(), await freePort()]
+  const names = ports.map((port) => `plant-store-test-${process.pid}-replica-${port}`)
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`)
+  names.forEach((name, i) => startContainer(t, name, [...HARDENED, '--network', 'host', '--env', `PORT=${ports[i]}`, '--env', 'HOST=127.0.0.1',
+    '--tmpfs', '/var/lib/plant-store:uid=65532,gid=65532,mode=0700',
+    '--volume', `${tokens}:/run/secrets/api-tokens:ro`, '--env', 'API_TOKENS_FILE=/run/secrets/api-tokens',
+    '--volume', `${url}:/run/secrets/valkey-url:ro`, '--env', 'RATE_LIMIT_REDIS_URL_FILE=/run/secrets/valkey-url', '--env', `RATE_LIMIT_PER_MINUTE=${limit}`]))
+  await Promise.all(names.map((name, i) => answering(`${urls[i]}/readyz`, name)))
+
+  let id = 0
+  const timed = async (instance: number): Promise<{ status: number, ms: number }> => {
+    const began = performance.now()
+    const status = await create(urls[instance], ++id, 'Fern')
+    return { status, ms: performance.now() - began }
+  }
+  /** Alternating between the two until Valkey holds a count (the replicas count in it again), bounded. */
+  const sharedAgain = async (): Promise<number[]> => {
+    const seen: number[] = []
+    for (const deadline = Date.now() + 10_000; valkeyKeys() === '';) {
+      if (Date.now() > deadline) throw new Error(`the replicas count nothing in Valkey: ${names.map(logsOf).join('\n').slice(-1000)}`)
+      seen.push((await timed(seen.length % 2)).status)
+      await sleep(100)
+    }
+    return seen
+  }
+
+  const first = await sharedAgain()
+  for (let i = first.length; i < limit + 2; i++) first.push((await timed(i % 2)).status)
+  t.same([first.filter((status) => status === 200).length, first.slice(limit)], [limit, [429, 429]], `${limit} across both replicas, then 429 from either`)
+
+  t.equal(podman('stop', '--time', '5', valkey).status, 0, 'Valkey stopped')
+  const alone = [await timed(0), await timed(0), await timed(0), await timed(0), await timed(0), await timed(0)]
+  t.same(alone.map(({ status }) => status), [200, 200, 200, 200, 200, 429], `Valkey away: a replica limits on its own, at ${limit}`)
+  t.ok(alone.every(({ ms }) => ms < 1000), `each answered within a second (slowest ${Math.round(Math.max(...alone.map(({ ms }) => ms)))} ms)`)
+  t.match(logsOf(names[0]), /rate limits: Redis does not answer; each instance counts on its own until it does/, 'and says so')
+
+  t.equal(podman('start', valkey).status, 0, 'Valkey started again, empty')
+  const began = performance.now()
+  await sharedAgain()
+  t.ok(performance.now() - began < 5000, `the replicas count in Valkey again ${Math.round(performance.now() - began)} ms after it started`)
+  t.match(logsOf(names[1]), /rate limits: counted in Redis, shared by every instance/)
 })

@@ -20,18 +20,23 @@ const parse = (file: string): any[] => parseAllDocuments(readFileSync(file, 'utf
 
 const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'components', 'patches', 'labels'])
 const COMPONENT = 'components/monitoring'
+const SHARED_LIMITS = 'components/shared-rate-limits'
 
-/** The objects `kustomize build DIR` makes, for the fields these kustomizations use; `components` are added as its own `components:` would add them. */
-function build (dir: string, components: string[] = []): K8sObject[] {
+/**
+ * The objects `kustomize build DIR` makes, for the fields these kustomizations use; `components` are
+ * added as its own `components:` would add them. A Component is built onto the objects of the
+ * kustomization that names it (`onto`): its resources join them, then its patches apply to them all.
+ */
+function build (dir: string, components: string[] = [], onto: K8sObject[] = []): K8sObject[] {
   const [kustomization] = parse(join(dir, 'kustomization.yaml'))
   const unknown = Object.keys(kustomization).filter((key) => !KNOWN.has(key))
   if (unknown.length > 0) throw new Error(`${relative(root, dir)}/kustomization.yaml uses ${unknown.join(', ')}, which this test does not build`)
-  let objects: K8sObject[] = kustomization.resources.flatMap((resource: string) => {
+  let objects: K8sObject[] = [...onto, ...kustomization.resources.flatMap((resource: string) => {
     const path = join(dir, resource)
     return statSync(path).isDirectory() ? build(path) : parse(path)
-  })
+  })]
   // A Component's objects join the kustomization's before its patches and labels apply.
-  for (const component of [...kustomization.components ?? [], ...components]) objects.push(...build(join(dir, component)))
+  for (const component of [...kustomization.components ?? [], ...components]) objects = build(join(dir, component), [], objects)
   for (const { path, target } of kustomization.patches ?? []) {
     const [operations] = parse(join(dir, path))
     const matched = objects.filter((object) => object.kind === target.kind && object.metadata.name === target.name)
@@ -59,12 +64,16 @@ async function modelOf ({ apiVersion, kind }: K8sObject): Promise<new (data: unk
 const builds: Record<string, K8sObject[]> = Object.fromEntries([
   ...kustomizations().map((dir) => [relative(root, dir) || '.', build(dir)]),
   // The optional component, as an operator adds it to either overlay.
-  ...['overlays/sqlite', 'overlays/postgres'].map((overlay) => [`${overlay} + ${COMPONENT}`, build(join(root, overlay), [`../../${COMPONENT}`])])
+  ...['overlays/sqlite', 'overlays/postgres'].map((overlay) => [`${overlay} + ${COMPONENT}`, build(join(root, overlay), [`../../${COMPONENT}`])]),
+  // Several replicas' one limit, as an operator adds it to the PostgreSQL overlay.
+  [`overlays/postgres + ${SHARED_LIMITS}`, build(join(root, 'overlays/postgres'), [`../../${SHARED_LIMITS}`])]
 ])
+/** The Plant Store's own pods (the API's and the migration's), not what a component runs beside them. */
+const ours = (object: K8sObject): boolean => object.spec?.template?.spec.containers[0].name === 'plant-store'
 const declared = new Set(Object.values(SECTIONS).flatMap(({ variables, secrets = [] }) => [...Object.keys(variables), ...secrets.map(fileOf)]))
 
 t.test('every kustomization builds, and every object is valid against the Kubernetes schemas', async (t) => {
-  t.same(Object.keys(builds).sort(), ['base', 'overlays/postgres', `overlays/postgres + ${COMPONENT}`, 'overlays/postgres/migrate', 'overlays/sqlite', `overlays/sqlite + ${COMPONENT}`])
+  t.same(Object.keys(builds).sort(), ['base', 'overlays/postgres', `overlays/postgres + ${COMPONENT}`, `overlays/postgres + ${SHARED_LIMITS}`, 'overlays/postgres/migrate', 'overlays/sqlite', `overlays/sqlite + ${COMPONENT}`])
   for (const [name, objects] of Object.entries(builds)) {
     for (const object of objects) {
       const Model = await modelOf(object)
@@ -89,10 +98,13 @@ t.test('every pod: the restricted Pod Security profile, a read-only root, no ser
         t.notOk(container.securityContext.capabilities.add, `${where}: no capability added`)
         t.ok(container.resources?.requests?.memory && container.resources?.limits?.memory, `${where}: resources`)
         t.ok(container.volumeMounts.some((mount: any) => mount.mountPath === '/tmp'), `${where}: a writable /tmp`)
-        for (const { name: variable } of container.env ?? []) t.ok(declared.has(variable), `${where}: ${variable} is a variable the service reads`)
+        if (ours(object)) for (const { name: variable } of container.env ?? []) t.ok(declared.has(variable), `${where}: ${variable} is a variable the service reads`)
       }
       for (const volume of pod.volumes.filter((v: any) => v.secret !== undefined)) {
         t.equal(volume.secret.defaultMode, 0o440, `${where}: the Secret ${volume.secret.secretName} is readable by the pod's group only`)
+        // A Secret mounted by subPath is never updated: a rotation would not reach the pod.
+        const mounts = pod.containers.flatMap((container: any) => container.volumeMounts.filter((mount: any) => mount.name === volume.name))
+        t.ok(mounts.length > 0 && mounts.every((mount: any) => mount.subPath === undefined), `${where}: the Secret ${volume.secret.secretName} is mounted whole, as Kubernetes updates it`)
       }
       for (const volume of pod.volumes) t.notOk(volume.hostPath, `${where}: no hostPath`)
     }
@@ -138,7 +150,7 @@ t.test('the Deployment runs the image this project builds', async (t) => {
   t.match(containerfile, /^EXPOSE 3000$/m)
   t.match(containerfile, /^USER 65532:65532$/m)
   for (const [name, objects] of Object.entries(builds)) {
-    for (const object of objects.filter((o) => o.spec?.template)) t.equal(object.spec.template.spec.containers[0].image, 'localhost/plant-store:latest', `${name}: ${object.kind}`)
+    for (const object of objects.filter(ours)) t.equal(object.spec.template.spec.containers[0].image, 'localhost/plant-store:latest', `${name}: ${object.kind}`)
   }
 })
 
@@ -155,4 +167,31 @@ t.test('the monitoring component: a ServiceMonitor that scrapes the Service\'s m
     t.ok(service.spec.ports.some((port: any) => port.name === endpoint.port && port.targetPort === 'metrics'), `${where}: it scrapes the Service's metrics port`)
     t.equal(endpoint.path, '/metrics')
   }
+})
+
+t.test('the shared rate limits component: Valkey beside the replicas, reachable from them alone, and the replicas counting in it', async (t) => {
+  const objects = builds[`overlays/postgres + ${SHARED_LIMITS}`]
+  const added = objects.filter((o) => !builds['overlays/postgres'].some((p) => p.kind === o.kind && p.metadata.name === o.metadata.name))
+  t.same(added.map((o) => `${o.kind} ${o.metadata.name}`).sort(), ['Deployment plant-store-valkey', 'NetworkPolicy plant-store-valkey', 'Service plant-store-valkey'])
+  const valkey = added.find((o) => o.kind === 'Deployment')!
+  const [container] = valkey.spec.template.spec.containers
+  t.ok(container.readinessProbe && container.livenessProbe, 'Valkey has probes')
+  t.match(container.args, ['/etc/valkey/valkey.conf'], 'its password from the Secret\'s file, not its arguments')
+  const podLabels = valkey.spec.template.metadata.labels
+  const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value)
+  const [api, service, policy] = [objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'plant-store')!, added.find((o) => o.kind === 'Service')!, added.find((o) => o.kind === 'NetworkPolicy')!]
+  const apiLabels = api.spec.template.metadata.labels
+  t.ok(selects(service.spec.selector, podLabels) && !selects(service.spec.selector, apiLabels), 'its Service selects Valkey, not the API')
+  const apiService = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'plant-store')!
+  t.notOk(selects(apiService.spec.selector, podLabels), 'the API\'s Service does not select Valkey')
+  t.ok(selects(policy.spec.podSelector.matchLabels, podLabels), 'the NetworkPolicy guards Valkey')
+  t.same(policy.spec.policyTypes, ['Ingress', 'Egress'])
+  t.equal(policy.spec.ingress.length, 1, 'one way in')
+  t.ok(selects(policy.spec.ingress[0].from[0].podSelector.matchLabels, apiLabels) && !selects(policy.spec.ingress[0].from[0].podSelector.matchLabels, podLabels), 'from the API\'s pods only')
+  t.same(policy.spec.ingress[0].ports, [{ protocol: 'TCP', port: 6379 }])
+  t.same(policy.spec.egress, [], 'and none out')
+  const env = Object.fromEntries(api.spec.template.spec.containers[0].env.map(({ name, value }: { name: string, value: string }) => [name, value]))
+  t.ok(Number(env.RATE_LIMIT_PER_MINUTE) > 0, 'the replicas have a limit')
+  const mount = api.spec.template.spec.containers[0].volumeMounts.find((m: any) => env.RATE_LIMIT_REDIS_URL_FILE?.startsWith(`${m.mountPath}/`))
+  t.equal(api.spec.template.spec.volumes.find((v: any) => v.name === mount?.name)?.secret?.secretName, 'plant-store-valkey', 'and count in Valkey, its URL a Secret\'s file')
 })

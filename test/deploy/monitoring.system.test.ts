@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -7,6 +7,8 @@ import { builtBundle } from '../helpers/bundle.ts'
 import { freePort } from '../helpers/embedded-postgres.ts'
 import { AUDIENCE, startProvider } from '../helpers/identity-provider.ts'
 import { startReceiver } from '../helpers/otlp-receiver.ts'
+import { startRedis } from '../helpers/redis.ts'
+import { secretDir } from '../helpers/secret-volume.ts'
 import { dashboardQueries, needsPrometheus, startPrometheus } from '../helpers/prometheus.ts'
 import { postPlant, startServer } from '../helpers/server-process.ts'
 
@@ -38,9 +40,14 @@ function docsScrapeConfig (): Record<string, any> {
 }
 
 t.test('the rules and the dashboard against a real Prometheus scraping the service', needsPrometheus, async (t) => {
-  const [script, provider, receiver, metricsPort] = await Promise.all([builtBundle(), startProvider(t), startReceiver(t), freePort()])
+  const [script, provider, receiver, metricsPort, redis] = await Promise.all([builtBundle(), startProvider(t), startReceiver(t), freePort(), startRedis(t)])
+  // Every feature the dashboard draws on: the tokens from a file, limits counted in Redis, JWTs, traces.
+  const tokensFile = join(secretDir(t), 'api-tokens')
+  writeFileSync(tokensFile, `${TOKEN}\n`, { mode: 0o600 })
   const server = startServer(t, {
-    API_TOKENS: TOKEN,
+    API_TOKENS_FILE: tokensFile,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_REDIS_URL: redis.url,
     DATABASE_URL: `sqlite:${join(t.testdir(), 'plants.db')}`,
     LOG_LEVEL: 'error',
     METRICS_PORT: String(metricsPort),

@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -36,10 +38,10 @@ export function podmanLater (...args: string[]): Promise<Ran> {
   })
 }
 
-/** A container of the image, detached, removed when the test ends. */
-export function startContainer (t: Test, name: string, options: string[], args: string[] = []): void {
+/** A container of the image (or another), detached, removed when the test ends. */
+export function startContainer (t: Test, name: string, options: string[], args: string[] = [], image = IMAGE): void {
   podman('rm', '--force', '--time', '0', name)
-  const started = podman('run', '--detach', '--name', name, ...options, IMAGE, ...args)
+  const started = podman('run', '--detach', '--name', name, ...options, image, ...args)
   if (started.status !== 0) throw new Error(`podman run ${name} failed: ${started.stderr}`)
   t.teardown(() => { podman('rm', '--force', '--time', '0', name) })
 }
@@ -57,4 +59,28 @@ export async function answering (url: string, name: string, timeoutMs = 30_000):
     await sleep(100)
   }
   throw new Error(`${url} did not answer 200 in ${timeoutMs} ms; ${name} said: ${logsOf(name).slice(-1000)}`)
+}
+
+/** Valkey's stand-in in the image's suite (no registry here): Debian's Redis, which speaks Valkey's protocol, under Valkey's command's name. */
+export const VALKEY_IMAGE = 'localhost/plant-store-test-valkey:latest'
+
+/** Builds VALKEY_IMAGE, as the base is built: Debian's redis-server and what it needs, extracted by mmdebstrap, no shell run. */
+export function buildValkeyImage (): void {
+  const work = mkdtempSync(join(tmpdir(), 'plant-store-valkey-'))
+  const run = (command: string, ...args: string[]): string => {
+    const result = spawnSync(command, args, { env, encoding: 'utf8', timeout: PODMAN_TIMEOUT_MS * 5 })
+    if (result.status !== 0) throw new Error(`${command} ${args[0]} failed: ${result.stderr ?? result.error}`)
+    return result.stdout.trim()
+  }
+  try {
+    const sources = existsSync('/etc/apt/sources.list.d/debian.sources') ? '/etc/apt/sources.list.d/debian.sources' : '/etc/apt/sources.list'
+    run('mmdebstrap', '--quiet', '--variant=extract', '--include=redis-server', 'bookworm', join(work, 'root'), sources)
+    symlinkSync('redis-server', join(work, 'root/usr/bin/valkey-server'))
+    const container = run('buildah', 'from', 'scratch')
+    run('buildah', 'add', '--quiet', container, join(work, 'root'), '/')
+    run('buildah', 'config', '--user', '65532:65532', container)
+    run('buildah', 'commit', '--quiet', '--rm', container, VALKEY_IMAGE)
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
 }

@@ -35,11 +35,14 @@ export interface TestRedis {
   cli: (...args: string[]) => string
 }
 
-export async function startRedis (t: Test): Promise<TestRedis> {
+/** Starts it (pinned to `cpus` when given: the bench's); killed by `t`'s teardown. */
+export async function startRedis (t: Pick<Test, 'teardown'>, cpus?: string): Promise<TestRedis> {
   const port = await freePort()
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
-    child = spawnGroup('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD], { stdio: 'ignore' })
+    const server = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD]
+    const [command, ...args] = cpus === undefined ? server : ['taskset', '-c', cpus, ...server]
+    child = spawnGroup(command, args, { stdio: 'ignore' })
     await listeningOn(port, child, 'redis-server')
   }
   const kill = async (): Promise<void> => {
