@@ -12,9 +12,9 @@ import type { RedisLimitConfig } from './config.ts'
 // none waits in a queue for a connection (no offline queue, no retry of a command), and
 // reconnections back off up to 2 s. The first command that fails or times out turns the count
 // local: each replica then counts in its own memory (the plugin's in-memory store), at the same
-// limit, never unlimited; it says so once in the log and in the metric, and pings Redis every
-// second (each ping bounded too), and at once on a new connection, until one answers, when the
-// shared count takes over again.
+// limit, never unlimited (so too from the start until Redis first answers); it says so once in
+// the log and in the metric, and pings Redis every second (each ping bounded too), and at once
+// on a new connection, until one answers, when the shared count takes over again.
 
 // The plugin's stores, from its package: it exports neither. Left to Node (a bundle would copy them).
 const requireStore = module.createRequire(import.meta.url)
@@ -23,7 +23,7 @@ const RedisStore = requireStore('@fastify/rate-limit/store/RedisStore.js') as St
 const LocalStore = requireStore('@fastify/rate-limit/store/LocalStore.js') as StoreOf
 
 /** How often Redis is asked again while the count is local. */
-export const PROBE_MS = 1000
+const PROBE_MS = 1000
 const MAX_RECONNECT_DELAY_MS = 2000
 
 /** Told each time the count turns shared (Redis answers) or local (it does not). */
@@ -38,8 +38,6 @@ interface StoreOptions extends Partial<NamedCount> { continueExceeding?: boolean
 export interface SharedRateLimit {
   /** The store class @fastify/rate-limit takes (its `store` option). */
   Store: FastifyRateLimitStoreCtor
-  /** Whether the count is shared now. */
-  shared: () => boolean
   close: () => Promise<void>
 }
 
@@ -56,12 +54,13 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
     // The counts asked for in one turn of the event loop go in one write, and come back in one read.
     enableAutoPipelining: true
   })
-  let shared = false
+  // Unknown until Redis first answers or fails; counted locally until it answers.
+  let shared: boolean | undefined
   let probe: NodeJS.Timeout | undefined
   let closed = false
 
   const turnShared = (): void => {
-    if (shared || closed) return
+    if (shared === true || closed) return
     shared = true
     clearTimeout(probe)
     probe = undefined
@@ -70,7 +69,7 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
   }
   const turnLocal = (err: Error): void => {
     if (closed) return
-    if (shared) {
+    if (shared !== false) {
       shared = false
       // The message only: an ioredis error may carry the command and its arguments (the token's identity).
       log.warn({ problem: err.message }, 'rate limits: Redis does not answer; each instance counts on its own until it does')
@@ -102,7 +101,7 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
     }
 
     incr (key: string, done: (err: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void {
-      if (!shared) return this.#local.incr(key, done, timeWindow, max)
+      if (shared !== true) return this.#local.incr(key, done, timeWindow, max)
       this.#redis.incr(key, (err, result) => {
         if (err === null) return done(null, result)
         turnLocal(err)
@@ -118,7 +117,6 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
   return {
     // The plugin's types give child() a route's options; at run time it is given the merged ones.
     Store: Store as unknown as FastifyRateLimitStoreCtor,
-    shared: () => shared,
     close: async () => {
       closed = true
       clearTimeout(probe)

@@ -106,10 +106,14 @@ t.test('Redis not there at the start: the service starts, limits on its own, and
   const redis = await startRedis(t)
   await redis.kill()
   const log = captureLog()
-  const config = await testConfig(t, { RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_REDIS_URL: redis.url, METRICS_PORT: '0' })
+  const config = await testConfig(t, { RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_REDIS_URL: redis.url, METRICS_PORT: '0', LOG_LEVEL: 'info' })
   const app = await buildTestApp(t, config, { logStream: log.logStream })
   const post = async () => (await app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, payload: { id: 1, name: 'Fern' } })).statusCode
   t.same([await post(), await post(), await post(), await post()], [200, 200, 200, 429], 'limited on its own')
+  await sleep(1500)
+  const said = log.lines.filter((line) => line.msg.startsWith('rate limits:'))
+  t.equal(said.length, 1, 'and says so, once')
+  t.match(said[0], { level: 40, msg: 'rate limits: Redis does not answer; each instance counts on its own until it does' })
   await redis.start()
   const began = performance.now()
   while (redis.cli('--scan', '--pattern', '*') === '') {
