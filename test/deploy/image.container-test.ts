@@ -296,7 +296,7 @@ t.test('Valkey and two replicas as containers, as components/shared-rate-limits 
   const config = secretFile('valkey.conf', `requirepass ${password}\n`)
   const valkeyPort = await freePort()
   const valkey = `plant-store-test-${process.pid}-valkey`
-  startContainer(t, valkey, [...HARDENED, '--user', '65532:65532', '--volume', `${config}:/etc/valkey/valkey.conf:ro`, '--tmpfs', '/data:uid=65532,gid=65532', '--tmpfs', '/tmp',
+  startContainer(t, valkey, [...HARDENED, '--user', '65532:65532', '--volume', `${config}:/etc/valkey/valkey.conf:ro`, '--tmpfs', '/data', '--tmpfs', '/tmp',
     '--publish', `127.0.0.1:${valkeyPort}:6379`, '--entrypoint', command[0]], args, VALKEY_IMAGE)
   const valkeyKeys = (): string => podman('exec', valkey, 'redis-cli', '-a', password, '--no-auth-warning', '--scan').stdout.trim()
 
@@ -306,8 +306,12 @@ t.test('Valkey and two replicas as containers, as components/shared-rate-limits 
   const ports = [await freePort(), await freePort()]
   const names = ports.map((port) => `plant-store-test-${process.pid}-replica-${port}`)
   const urls = ports.map((port) => `http://127.0.0.1:${port}`)
+  for (const name of names) {
+    podman('volume', 'create', name)
+    t.teardown(() => { podman('volume', 'rm', '--force', name) })
+  }
   names.forEach((name, i) => startContainer(t, name, [...HARDENED, '--network', 'host', '--env', `PORT=${ports[i]}`, '--env', 'HOST=127.0.0.1',
-    '--tmpfs', '/var/lib/plant-store:uid=65532,gid=65532,mode=0700',
+    '--volume', `${name}:/var/lib/plant-store`,
     '--volume', `${tokens}:/run/secrets/api-tokens:ro`, '--env', 'API_TOKENS_FILE=/run/secrets/api-tokens',
     '--volume', `${url}:/run/secrets/valkey-url:ro`, '--env', 'RATE_LIMIT_REDIS_URL_FILE=/run/secrets/valkey-url', '--env', `RATE_LIMIT_PER_MINUTE=${limit}`]))
   await Promise.all(names.map((name, i) => answering(`${urls[i]}/readyz`, name)))
