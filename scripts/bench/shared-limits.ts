@@ -19,7 +19,7 @@ const LIMIT = '1000000'
 
 export async function benchSharedLimits ({ service, token, rounds, seconds, connections, freshIds }: SharedLimitsBenchOptions): Promise<string> {
   const closers: Array<() => unknown> = []
-  const redis = await startRedis({ teardown: (close) => { closers.push(close) } }, CPUS.load)
+  const redis = await startRedis({ teardown: (close) => { closers.push(close) } }, { cpus: CPUS.load })
   try {
     const variants: Record<string, Record<string, string>> = {
       'no limit': {},

@@ -58,6 +58,8 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
   let shared: boolean | undefined
   let probe: NodeJS.Timeout | undefined
   let closed = false
+  // Why the connection failed last (refused, TLS, a password): a command only says it could not be sent.
+  let connection: string | undefined
 
   const turnShared = (): void => {
     if (shared === true || closed) return
@@ -72,7 +74,7 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
     if (shared !== false) {
       shared = false
       // The message only: an ioredis error may carry the command and its arguments (the token's identity).
-      log.warn({ problem: err.message }, 'rate limits: Redis does not answer; each instance counts on its own until it does')
+      log.warn({ problem: err.message, ...(connection !== undefined && { connection }) }, 'rate limits: Redis does not answer; each instance counts on its own until it does')
       observe(false)
     }
     probe ??= setTimeout(ping, PROBE_MS)
@@ -82,12 +84,15 @@ export function sharedRateLimit ({ url, prefix, timeoutMs }: RedisLimitConfig, l
     probe = undefined
     redis.ping().then(turnShared, turnLocal)
   }
-  // A connection's errors are the commands' to report; without a listener, ioredis would throw them.
-  redis.on('error', () => {})
+  // A connection's errors are told with the commands' (without a listener, ioredis would throw them).
+  redis.on('error', (err: Error) => { connection = err.message })
   // Local until Redis answers: asked as soon as a connection is made (at start, after a restart),
   // and every second meanwhile.
   observe(false)
-  redis.on('ready', ping)
+  redis.on('ready', () => {
+    connection = undefined
+    ping()
+  })
   probe = setTimeout(ping, PROBE_MS)
 
   class Store {

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { killGroup, spawnGroup } from './children.ts'
+import { findDebianBinary } from './debian-binary.ts'
 import { freePort } from './embedded-postgres.ts'
 import { listeningOn } from './listening.ts'
 
@@ -11,15 +11,7 @@ import { listeningOn } from './listening.ts'
 // HTTP mode, each request to the next replica in turn (round robin), on 127.0.0.1 and a free port.
 
 /** HAProxy's binary, or undefined where Debian's package is not installed (npm test's pretest installs it). */
-export function findHaproxy (): string | undefined {
-  for (const path of ['/usr/sbin/haproxy', '/usr/bin/haproxy']) {
-    try {
-      execFileSync(path, ['-v'], { stdio: 'ignore' })
-      return path
-    } catch {}
-  }
-  return undefined
-}
+export const findHaproxy = (): string | undefined => findDebianBinary('haproxy', '-v')
 
 /** Starts HAProxy balancing over `backends` (host:port each); its URL. */
 export async function startHaproxy (t: Test, binary: string, backends: string[]): Promise<string> {

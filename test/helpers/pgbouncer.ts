@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process'
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { killGroup, spawnGroup } from './children.ts'
+import { findDebianBinary } from './debian-binary.ts'
 import { accepting, freePort, postgresUser } from './embedded-postgres.ts'
 import { logExcerpt } from './log-file.ts'
 
@@ -11,15 +11,7 @@ import { logExcerpt } from './log-file.ts'
 // It runs as the server's user (PgBouncer will not run as root), on 127.0.0.1 and a free port.
 
 /** The pgbouncer binary, or undefined where Debian's package is not installed. */
-export function findPgbouncer (): string | undefined {
-  for (const path of ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer']) {
-    try {
-      execFileSync(path, ['--version'], { stdio: 'ignore' })
-      return path
-    } catch {}
-  }
-  return undefined
-}
+export const findPgbouncer = (): string | undefined => findDebianBinary('pgbouncer', '--version')
 
 export interface Pgbouncer {
   /** The server's URL, through PgBouncer. */

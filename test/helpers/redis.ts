@@ -1,5 +1,6 @@
 import { execFileSync, type ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
+import type { Certificates } from './certificates.ts'
 import { killGroup, spawnGroup } from './children.ts'
 import { freePort } from './embedded-postgres.ts'
 import { listeningOn } from './listening.ts'
@@ -35,12 +36,22 @@ export interface TestRedis {
   cli: (...args: string[]) => string
 }
 
-/** Starts it (pinned to `cpus` when given: the bench's); killed by `t`'s teardown. */
-export async function startRedis (t: Pick<Test, 'teardown'>, cpus?: string): Promise<TestRedis> {
+export interface RedisOptions {
+  /** Pinned to these cores (the bench's). */
+  cpus?: string
+  /** TLS only, with this certificate (rediss://). */
+  tls?: Certificates
+}
+
+/** Starts it; killed by `t`'s teardown. */
+export async function startRedis (t: Pick<Test, 'teardown'>, { cpus, tls }: RedisOptions = {}): Promise<TestRedis> {
   const port = await freePort()
   let child: ChildProcess | undefined
+  const listen = tls === undefined
+    ? ['--port', String(port)]
+    : ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no']
   const start = async (): Promise<void> => {
-    const server = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD]
+    const server = ['redis-server', ...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD]
     const [command, ...args] = cpus === undefined ? server : ['taskset', '-c', cpus, ...server]
     child = spawnGroup(command, args, { stdio: 'ignore' })
     await listeningOn(port, child, 'redis-server')
@@ -54,12 +65,12 @@ export async function startRedis (t: Pick<Test, 'teardown'>, cpus?: string): Pro
   await start()
   t.teardown(kill)
   return {
-    url: `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`,
+    url: `${tls === undefined ? 'redis' : 'rediss'}://:${REDIS_PASSWORD}@127.0.0.1:${port}`,
     port,
     kill,
     start,
     freeze: () => { if (child !== undefined) killGroup(child, 'SIGSTOP') },
     thaw: () => { if (child !== undefined) killGroup(child, 'SIGCONT') },
-    cli: (...args) => execFileSync('redis-cli', ['-p', String(port), '--no-auth-warning', '-a', REDIS_PASSWORD, ...args], { encoding: 'utf8', timeout: 5000 }).trim()
+    cli: (...args) => execFileSync('redis-cli', ['-p', String(port), ...(tls === undefined ? [] : ['--tls', '--cacert', tls.ca]), '--no-auth-warning', '-a', REDIS_PASSWORD, ...args], { encoding: 'utf8', timeout: 5000 }).trim()
   }
 }
