@@ -206,6 +206,30 @@ export async function measureLoad (server: Server, load: LoadSpec, seconds: numb
   return run
 }
 
+/**
+ * Rounds of fresh servers, each measured alone under `load` after a warm-up: in each round every
+ * server of `starts` is started, measured and stopped in turn, in an order rotated round by round
+ * so that drift hits all alike. Each server's runs, by its name.
+ */
+export async function freshServerRounds (section: string, starts: Record<string, (name: string) => Promise<Server>>, load: Omit<LoadSpec, 'url'>, { rounds, seconds, freshIds }: { rounds: number, seconds: number, freshIds: () => number }): Promise<Record<string, Measured[]>> {
+  const names = Object.keys(starts)
+  const runs: Record<string, Measured[]> = {}
+  for (let round = 1; round <= rounds; round++) {
+    const shift = round % names.length
+    for (const name of [...names.slice(shift), ...names.slice(0, shift)]) {
+      process.stderr.write(`${section}, round ${round}/${rounds}: ${name}\n`)
+      const server = await starts[name](name)
+      try {
+        await warmUp([{ ...load, url: server.url }], freshIds)
+        ;(runs[name] ??= []).push(await measureLoad(server, { ...load, url: server.url }, seconds, freshIds))
+      } finally {
+        await stopServer(server)
+      }
+    }
+  }
+  return runs
+}
+
 export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 /** Ratios as the bench prints them: their median, and their range in brackets. */
 export const spread = (ratios: number[]): string => `${fmt(median(ratios), 2)}× (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`

@@ -3,7 +3,7 @@
 // Redis (Debian's) runs on the load core(s), beside wrk; the limit is far above the load, so every
 // create is counted and none refused. Each round starts each server afresh, in a rotated order.
 import { startRedis } from '../../test/helpers/redis.ts'
-import { CPUS, fmt, measureLoad, median, spread, stopServer, warmUp, type Measured, type Server } from './measure.ts'
+import { CPUS, fmt, freshServerRounds, median, spread, type Server } from './measure.ts'
 
 export interface SharedLimitsBenchOptions {
   /** A server of this code, at LOG_LEVEL=warn, with these variables. */
@@ -27,21 +27,8 @@ export async function benchSharedLimits ({ service, token, rounds, seconds, conn
       'limits counted in Redis': { RATE_LIMIT_PER_MINUTE: LIMIT, RATE_LIMIT_REDIS_URL: redis.url }
     }
     const names = Object.keys(variants)
-    const runs: Record<string, Measured[]> = {}
-    for (let round = 1; round <= rounds; round++) {
-      const shift = round % names.length
-      for (const name of [...names.slice(shift), ...names.slice(0, shift)]) {
-        process.stderr.write(`shared limits, round ${round}/${rounds}: ${name}\n`)
-        const server = await service({ LOG_LEVEL: 'warn', ...variants[name] })(name)
-        try {
-          const load = { url: server.url, connections, token }
-          await warmUp([load], freshIds)
-          ;(runs[name] ??= []).push(await measureLoad(server, load, seconds, freshIds))
-        } finally {
-          await stopServer(server)
-        }
-      }
-    }
+    const starts = Object.fromEntries(names.map((name) => [name, service({ LOG_LEVEL: 'warn', ...variants[name] })]))
+    const runs = await freshServerRounds('shared limits', starts, { connections, token }, { rounds, seconds, freshIds })
     const cpu = (name: string): number[] => runs[name].map((r) => r.cpuUsPerRequest)
     const over = (name: string, base: string): number[] => cpu(name).map((us, i) => us / cpu(base)[i])
     return [

@@ -4,7 +4,7 @@
 // of the rounds'. BENCH_BEFORE's code runs the same four beside this code's.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fmt, measureLoad, median, spread, stopServer, warmUp, type LoadSpec, type Measured, type Server } from './measure.ts'
+import { fmt, freshServerRounds, median, spread, type Measured, type Server } from './measure.ts'
 
 export interface TracesBenchOptions {
   /** A server of the code (`before`: the code before) with these variables, at LOG_LEVEL=warn. */
@@ -31,28 +31,11 @@ export async function benchTraces ({ service, before, token, rounds, seconds, co
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
   const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`
   const codes = before === undefined ? ['this code'] : ['this code', `before (${before})`]
-  const variants = codes.flatMap((code) => Object.entries(SAMPLINGS).map(([sampling, env]) => ({
-    code,
-    sampling,
-    start: service(sampling === OFF ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...env }, code !== 'this code')
-  })))
-  const load: LoadSpec = { url: '', connections, token }
-  const runs: Record<string, Measured[]> = {}
+  const starts = Object.fromEntries(codes.flatMap((code) => Object.entries(SAMPLINGS).map(([sampling, env]) =>
+    [`${code}, ${sampling}`, service(sampling === OFF ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...env }, code !== 'this code')])))
+  let runs: Record<string, Measured[]>
   try {
-    for (let round = 1; round <= rounds; round++) {
-      const shift = round % variants.length
-      for (const variant of [...variants.slice(shift), ...variants.slice(0, shift)]) {
-        const name = `${variant.code}, ${variant.sampling}`
-        process.stderr.write(`traces, round ${round}/${rounds}: ${name}\n`)
-        const server = await variant.start(name)
-        try {
-          await warmUp([{ ...load, url: server.url }], freshIds)
-          ;(runs[name] ??= []).push(await measureLoad(server, { ...load, url: server.url }, seconds, freshIds))
-        } finally {
-          await stopServer(server)
-        }
-      }
-    }
+    runs = await freshServerRounds('traces', starts, { connections, token }, { rounds, seconds, freshIds })
   } finally {
     collector.close()
   }

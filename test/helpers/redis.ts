@@ -2,6 +2,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
 import type { Certificates } from './certificates.ts'
 import { killGroup, spawnGroup } from './children.ts'
+import { findDebianBinary } from './debian-binary.ts'
 import { freePort } from './embedded-postgres.ts'
 import { listeningOn } from './listening.ts'
 
@@ -12,14 +13,7 @@ import { listeningOn } from './listening.ts'
 export const REDIS_PASSWORD = 'redis-test-password-0123'
 
 /** Whether Debian's redis-server is here (npm test's pretest installs it). */
-export function hasRedis (): boolean {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
+export const hasRedis = (): boolean => findDebianBinary('redis-server', '--version') !== undefined
 
 export interface TestRedis {
   /** redis://:password@127.0.0.1:port */
