@@ -19,7 +19,12 @@ export function errorHandler (writer: () => ErrorWriter) {
     // Our own 5xx errors (503: store down, overload, shutdown) are expected conditions with
     // messages written for clients; any other 5xx is a fault, logged in full, answered generically.
     const own = error.code?.startsWith(OWN_CODE_PREFIX) === true
-    if (status >= 500) request.log[own ? 'warn' : 'error']({ err: error }, 'request failed')
+    if (status >= 500) {
+      // Fastify hangs the route's config on a serializer's error: with the document's operation,
+      // examples and all (kilobytes). The route names it.
+      if ('serialization' in error) (error as { serialization: unknown }).serialization = `${request.method} ${request.routeOptions.url ?? request.url}`
+      request.log[own ? 'warn' : 'error']({ err: error }, 'request failed')
+    }
     // Every 503 is worth retrying, and says when (the contract promises it).
     if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
     const message = status < 500 || own ? error.message : GENERIC_MESSAGE

@@ -47,6 +47,9 @@ export function limitOptions (config: HttpConfig): FastifyHttpOptions<Server> {
     // Our own 503 (below) answers requests that arrive while closing, in the Error shape.
     return503OnClosing: false,
     clientErrorHandler,
+    // A path value is as long as the document allows (an ARN, a URL), its request line bounded by
+    // the header size; Fastify's 100 characters would answer 414 to what the document accepts.
+    routerOptions: { maxParamLength: config.maxHeaderBytes },
     http: {
       maxHeaderSize: config.maxHeaderBytes,
       headersTimeout: config.requestTimeout,

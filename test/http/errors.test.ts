@@ -84,3 +84,21 @@ t.test('an unexpected fault answers a generic 500 and logs the detail', async (t
   t.notMatch(res.body, /plants|sqlite|table/i, 'no internals in the body')
   t.match(raw.join(''), /no such table: plants|relation \\"plants\\" does not exist/, 'the detail is logged (JSON-escaped)')
 })
+
+t.test('a fault in serializing an answer is logged with what names it, not the route\'s config', async (t) => {
+  const { default: Fastify } = await import('fastify')
+  const { errorHandler, plainError } = await import('../../src/http/error-handler.ts')
+  const { logStream, raw } = captureLog()
+  const app = Fastify({ logger: { stream: logStream } })
+  t.teardown(() => app.close())
+  app.setErrorHandler(errorHandler(() => plainError))
+  // Fastify hangs the route's config on a serializer's error; the engine's holds the whole operation.
+  const operation = { examples: 'x'.repeat(20_000) }
+  app.get('/count', { schema: { response: { 200: { type: 'object', properties: { n: { type: 'integer' } } } } }, config: { operation } }, async () => ({ n: 'not a number' }))
+  const res = await app.inject({ url: '/count' })
+  t.equal(res.statusCode, 500)
+  t.same(res.json(), { error: 500, message: 'Internal Server Error' })
+  const line = raw.find((each) => each.includes('request failed'))
+  t.ok(line !== undefined && line.length < 4000, `one line of ${line?.length} characters`)
+  t.match(JSON.parse(line!).err, { serialization: 'GET /count', message: /cannot be converted to an integer/ }, 'the route named, and why')
+})

@@ -160,3 +160,32 @@ t.test('sheds nothing on event-loop lag: its own first compiles hold the loop, a
   }
   t.equal((await app.inject({ url: '/pets/1' })).statusCode, 200)
 })
+
+t.test('an error answer whose schema is written under another path is served, and a long path value the document allows is taken', async (t) => {
+  // As DigitalOcean's description writes its errors: one $ref to a schema under another operation.
+  const error = { type: 'object', required: ['id', 'message'], properties: { id: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' } } }
+  const shared = { $ref: '#/paths/~1v2~11-clicks/get/responses/401/content/application~1json/schema' }
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Under paths', version: '1.0.0' },
+    paths: {
+      '/v2/1-clicks': { get: { responses: { 200: { description: 'ok' }, 401: { description: 'no', content: { 'application/json': { schema: error, example: { id: 'unauthorized', message: 'no' } } } } } } },
+      '/v2/droplets/{droplet_id}': {
+        get: {
+          parameters: [{ name: 'droplet_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+          responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } }, 400: { description: 'bad', content: { 'application/json': { schema: shared } } }, 401: { description: 'no', content: { 'application/json': { schema: shared } } } }
+        }
+      },
+      '/arns/{arn}': { get: { parameters: [{ name: 'arn', in: 'path', required: true, schema: { type: 'string', maxLength: 2048 } }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } } } }
+    }
+  }
+  const { logStream, lines } = captureLog()
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document }, 'under-paths.json', logStream)
+  t.teardown(() => app.close())
+  const refused = await app.inject({ url: '/v2/droplets/abc' })
+  t.equal(refused.statusCode, 400, 'an invalid request is refused, not a 500')
+  t.match(refused.json(), { id: String, message: String }, 'in the shape its error answer declares (which takes no status, so a value of it)')
+  t.same(lines.filter((line) => line.level >= 50), [], 'nothing logged as a fault')
+  const arn = `arn:aws:workspaces-web:us-east-1:123456789012:portal/${'a'.repeat(150)}`
+  t.equal((await app.inject({ url: `/arns/${encodeURIComponent(arn)}` })).statusCode, 200, `a path value of ${arn.length} characters, as the schema allows`)
+})

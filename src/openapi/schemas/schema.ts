@@ -64,7 +64,9 @@ export function derefSchema (doc: OpenApiDocument, schema: any, seen = new Set<s
   return schema
 }
 
-const escapeToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
+// A $defs name that every resolver reads alike: fast-json-stringify's does not unescape ~1 in a
+// pointer, so a schema under a path (#/paths/~1v2~1things/…) would not be found by it.
+const plainName = (key: string) => key.replace(/[^A-Za-z0-9_.-]/g, '_')
 
 /** The $defs key and the node a local $ref copies: a component's schema keeps its name (#/$defs/Plant), and a ref into one points into its copy. */
 function defOf (ref: string): { key: string, source: string, tail: string } {
@@ -184,13 +186,18 @@ function targetOf (doc: OpenApiDocument, source: string, ref: string, file: stri
  */
 export function standaloneSchema (doc: OpenApiDocument, schema: JsonSchema, view: SchemaView = 'request', file = 'the document'): JsonSchema {
   const defs: Record<string, JsonSchema> = {}
+  const names = new Map<string, string>()
   const rewrite = copier(doc, view, file, (ref, rewrite) => {
     const { key, source, tail } = defOf(ref)
-    if (!(key in defs)) {
-      defs[key] = {} // reserved first, so that recursive schemas end
-      defs[key] = rewrite(targetOf(doc, source, ref, file)) as JsonSchema
+    let name = names.get(key)
+    if (name === undefined) {
+      name = plainName(key)
+      while (name in defs) name += '_' // two keys spelled alike once plain
+      names.set(key, name)
+      defs[name] = {} // reserved first, so that recursive schemas end
+      defs[name] = rewrite(targetOf(doc, source, ref, file)) as JsonSchema
     }
-    return DEFS_PREFIX + escapeToken(key) + tail
+    return DEFS_PREFIX + name + tail
   })
   const root = rewrite(schema)
   if (Object.keys(defs).length === 0) return root
