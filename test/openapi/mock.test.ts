@@ -189,3 +189,20 @@ t.test('an error answer whose schema is written under another path is served, an
   const arn = `arn:aws:workspaces-web:us-east-1:123456789012:portal/${'a'.repeat(150)}`
   t.equal((await app.inject({ url: `/arns/${encodeURIComponent(arn)}` })).statusCode, 200, `a path value of ${arn.length} characters, as the schema allows`)
 })
+
+t.test('an error declared in */* with a schema problem details do not satisfy is answered valid against it', async (t) => {
+  // As HubSpot's descriptions declare their errors: a default answer in */*, its schema requiring a category.
+  const error = { type: 'object', required: ['category', 'correlationId', 'message'], properties: { category: { type: 'string' }, correlationId: { type: 'string', format: 'uuid' }, message: { type: 'string' } }, example: { category: 'VALIDATION_ERROR', correlationId: 'aeb5f871-7f07-4993-9211-075dc63e7cbf', message: 'Invalid input' } }
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Ranged errors', version: '1.0.0' },
+    paths: { '/domains': { get: { security: [{ key: [] }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } }, default: { description: 'an error', content: { '*/*': { schema: error } } } } } } },
+    components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'x-key' } } }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'ranged.json')
+  t.teardown(() => app.close())
+  const refused = await app.inject({ url: '/domains' })
+  t.equal(refused.statusCode, 401)
+  t.match(refused.headers['content-type'], /^application\/json/, 'a range answered in JSON, not problem+json')
+  t.same(refused.json(), error.example, 'the schema\'s example: problem details would lack its category')
+})

@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../document/document.ts'
-import { kindOf, matchMedia } from '../requests/bodies.ts'
+import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { validSample } from '../schemas/samples.ts'
@@ -48,10 +48,14 @@ function fillOf (doc: OpenApiDocument, schema: unknown): Fill | undefined {
   return { status, message }
 }
 
-/** The Content-Type of an answer in `media`: as the document spells it; JSON's in UTF-8, as Fastify sends it. */
-const contentTypeOf = (media: MediaSpec): string => media.spelled === 'application/json' ? 'application/json; charset=utf-8' : media.spelled
+/** The Content-Type of an answer in `media`: as the document spells it, a range as the type it answers in (*\/* as JSON); JSON's in UTF-8, as Fastify sends it. */
+function contentTypeOf (media: MediaSpec): string {
+  const type = media.type.includes('*') ? concreteType(media.type) : media.spelled
+  return type === 'application/json' ? 'application/json; charset=utf-8' : type
+}
 
-const isJson = (media: MediaSpec): boolean => kindOf(media.type) === 'json'
+/** A JSON type, or a range answered in one (*\/*, application/*+json). */
+const isJson = (media: MediaSpec): boolean => kindOf(concreteType(media.type)) === 'json'
 
 /** A writer for one media type's schema, or undefined when the schema cannot take an error (or its result breaks it). */
 function writerOf (doc: OpenApiDocument, media: MediaSpec | undefined, validators: Validators): ErrorWriter | undefined {
@@ -76,8 +80,9 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
   const json = response.media.find(isJson)
   const filled = writerOf(doc, json, validators)
   if (filled !== undefined) return filled
-  // No content declared, or one that takes problem details (*/*, application/*+json…).
-  if (response.media.length === 0 || matchMedia(response.media, PROBLEM) !== undefined) return problem
+  // No content declared, or one that takes problem details (*/*, application/*+json…) where its schema does too.
+  const ranged = matchMedia(response.media, PROBLEM)
+  if (response.media.length === 0 || (ranged !== undefined && (ranged.schema === undefined || validators.response(ranged.schema)(JSON.parse(problem(500, 'An error').body as string))))) return problem
   const text = response.media.find((m) => m.type.startsWith('text/'))
   if (text !== undefined) return (_status, message) => ({ body: message, type: `${text.type === 'text/*' ? 'text/plain' : text.type}; charset=utf-8` })
   const typed = (media: MediaSpec, body: unknown): ErrorWriter => () => ({ body, type: contentTypeOf(media) })
