@@ -10,6 +10,8 @@ import { docs, titleOf } from '../openapi/document/docs.ts'
 import type { LoadedDocument, OpenApiDocument } from '../openapi/document/document.ts'
 import type { ErrorWriter } from '../openapi/answers/error-shapes.ts'
 import { mock, type Mock } from '../openapi/mock/mock.ts'
+import { describeInference } from '../openapi/mock/resources.ts'
+import { State } from '../openapi/mock/state.ts'
 import { routeList, type Refusal, type RouteSpec } from '../openapi/routes/routes.ts'
 import { securityHooks } from '../openapi/requests/security.ts'
 import { lazySerializerCompiler } from '../openapi/answers/serialization.ts'
@@ -27,14 +29,24 @@ export interface MockApp {
   /** The operations left out, with why. */
   refused: Refusal[]
   checkExamples: Mock['checkExamples']
+  /** What the mock remembers, a line each (none when stateless), as printed at start. */
+  remembered: string[]
 }
+
+export interface MockOptions {
+  /** Answers every request on its own, as from the document alone: nothing is remembered. */
+  stateless?: boolean
+}
+
+/** Where a client forgets everything the mock remembers, without a restart (unless the document has that path). */
+export const RESET_PATH = '/__mock/reset'
 
 /**
  * A mock of the document (openapi/mock/mock.ts) behind the service's engine: its routes, parsing,
  * validation and security, with the mock's checks of presence and form. `file` names the
  * document in messages. Never listens: the command (mock.ts) does, tests inject.
  */
-export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'ops'>, loaded: LoadedDocument, file: string, logStream?: { write: (line: string) => void }): Promise<MockApp> {
+export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'ops'>, loaded: LoadedDocument, file: string, logStream?: { write: (line: string) => void }, { stateless = false }: MockOptions = {}): Promise<MockApp> {
   // No shedding on event-loop lag: the mock compiles an operation's validators and samples when
   // first asked, which may hold the loop past the service's bound, and a 503 is no answer the
   // document declares.
@@ -66,7 +78,18 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(notFoundHandler(handleError))
   for (const { problem } of refused) app.log.warn({ problem }, 'left out: the mock cannot serve this operation')
-  const { handlers, checkExamples } = mock(document, served, validators, () => validators, (problem) => app.log.warn({ problem }, 'not served as the document writes it'))
+  const state = stateless ? undefined : new State()
+  const { handlers, checkExamples, inference } = mock(document, served, validators, () => validators, (problem) => app.log.warn({ problem }, 'not served as the document writes it'), state)
+  const remembered = describeInference(inference)
+  if (state !== undefined) {
+    app.log.info({ resources: remembered }, `remembers what clients write to ${inference.resources.length} resource(s)`)
+    if (document.paths?.[RESET_PATH] === undefined) {
+      app.post(RESET_PATH, async (_request, reply) => {
+        state.reset()
+        return reply.code(204).send()
+      })
+    }
+  }
   echoRequestId(app)
   await connectionLimits(app, { config: http })
   // Swagger UI and the document, unless the document has paths of its own there.
@@ -84,5 +107,5 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
     onErrorWriter: (writer) => { errorWriter = writer }
   })
   await app.ready()
-  return { app, document, routes: served, refused, checkExamples }
+  return { app, document, routes: served, refused, checkExamples, remembered }
 }

@@ -26,5 +26,5 @@ t.test('a role runs its command, with its own arguments', async (t) => {
 t.test('an unknown role is refused, with the usage', async (t) => {
   const unknown = run('shell')
   t.equal(unknown.status, 2)
-  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT | verify DOCUMENT BASE-URL   (got "shell")')
+  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT [--stateless] | verify DOCUMENT BASE-URL   (got "shell")')
 })

@@ -194,10 +194,10 @@ t.test('run hardened with a volume: durable across stop and start, a request in 
     t.match(verified.stdout, /operations? verified with \d+ requests in [\d.]+ s: no violation\./)
     const unknown = podman('run', '--rm', ...HARDENED, IMAGE, 'shell')
     t.equal(unknown.status, 2)
-    t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT')
+    t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT [--stateless]')
   })
 
-  t.test('the mock role: any document, mounted, mocked on the engine the service runs on', async (t) => {
+  t.test('the mock role: any document, mounted, mocked on the engine the service runs on, remembering what is created', async (t) => {
     const document = join(t.testdir(), 'petstore.json')
     copyFileSync(createRequire(import.meta.url).resolve('@readme/oas-examples/3.0/json/petstore.json'), document)
     const name = `plant-store-mock-${process.pid}`
@@ -208,6 +208,15 @@ t.test('run hardened with a volume: durable across stop and start, a request in 
     const pet = await fetch(`${url}/pet/1`, { headers: { api_key: 'any' } })
     t.equal(pet.status, 200, 'an operation answered from the document')
     t.match(await pet.json(), { name: 'doggie', photoUrls: [] })
+    const nobody = await fetch(`${url}/user/rex`)
+    t.equal(nobody.status, 404, 'a user nobody created: the declared 404')
+    await nobody.arrayBuffer()
+    const created = await fetch(`${url}/user`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'rex', firstName: 'Rex' }) })
+    t.equal(created.status, 200, 'a create answered as the document declares')
+    await created.arrayBuffer()
+    const user = await fetch(`${url}/user/rex`)
+    t.equal(user.status, 200, 'and remembered, as `npm run mock` does')
+    t.same(await user.json(), { username: 'rex', firstName: 'Rex' })
     const anonymous = await fetch(`${url}/pet/1`)
     t.equal(anonymous.status, 401, 'its security applies: the API key is asked for')
     await anonymous.arrayBuffer()

@@ -7,6 +7,7 @@ import { builtBundle } from '../helpers/bundle.ts'
 import { document as plantStore } from '../helpers/app.ts'
 import { startServer, postPlant } from '../helpers/server-process.ts'
 import { splitDocument } from '../helpers/split-document.ts'
+import { shop } from './fixtures/shop.ts'
 
 // The service and the mock as processes, on documents of a test's own: the service reads
 // openapi.yaml beside its source, so each case runs a copy of the source beside its document.
@@ -68,4 +69,32 @@ t.test('npm run mock: serves what it can, names what it leaves out; a document i
   const bad = startServer(t, {}, dir, [], { env: {}, args: [...mockCommand.args, join(dir, 'bad.yaml')] })
   t.equal(await bad.exited, 1)
   t.match(bad.output().stderr, /^The mock cannot start: .*bad\.yaml#\/paths\/~1a: has a \$ref that cannot be resolved: ENOENT[^\n]*\n$/, 'one line, naming the file and the place')
+})
+
+t.test('npm run mock remembers by default, prints what, forgets on POST /__mock/reset; --stateless answers from the document alone', async (t) => {
+  const mockCommand = { ...await builtBundle(), args: [join(root, 'dist/cli/mock.js')] }
+  const dir = t.testdir()
+  const file = join(dir, 'shop.yaml')
+  writeFileSync(file, dump(shop))
+  const run = async (extra: string[]) => {
+    const mock = startServer(t, { LOG_LEVEL: 'warn' }, dir, [], { env: {}, args: [...mockCommand.args, file, ...extra] })
+    const url = await new Promise<string>((resolve) => mock.child.stdout!.on('data', () => { const found = /listening on (\S+)/.exec(mock.output().stdout)?.[1]; if (found !== undefined) resolve(found) }))
+    return { mock, url }
+  }
+  const order = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ item: 'Fern', quantity: 2 }) }
+  const { mock, url } = await run([])
+  t.match(mock.output().stdout, `Remembers what clients write (reset: POST ${url}/__mock/reset):\n  /orders/{orderId}: orders keyed by id`, 'what it remembers, in the banner')
+  const { id } = await (await fetch(`${url}/orders`, order)).json() as { id: number }
+  t.equal((await fetch(`${url}/orders/${id}`)).status, 200, 'read back')
+  t.equal((await fetch(`${url}/__mock/reset`, { method: 'POST' })).status, 204)
+  t.equal((await fetch(`${url}/orders/${id}`)).status, 404, 'forgotten')
+  mock.child.kill('SIGTERM')
+  t.equal(await mock.exited, 0)
+
+  const stateless = await run(['--stateless'])
+  t.match(stateless.mock.output().stdout, 'Stateless: every request answered from the document alone')
+  await (await fetch(`${stateless.url}/orders`, order)).arrayBuffer()
+  t.equal((await fetch(`${stateless.url}/orders/${id}`)).status, 200, 'any key answered with the example')
+  stateless.mock.child.kill('SIGTERM')
+  await stateless.mock.exited
 })

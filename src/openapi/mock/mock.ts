@@ -10,6 +10,10 @@ import { validSample } from '../schemas/samples.ts'
 import { examplesOf, type Example } from '../schemas/examples.ts'
 import { writeOnlyIn } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
+import { namedExamples } from './named-examples.ts'
+import { inferResources, type Inference } from './resources.ts'
+import { stateful } from './stateful.ts'
+import type { State } from './state.ts'
 
 /** A validator that passes anything: for what has no schema to be checked by. */
 const ANY = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction
@@ -26,6 +30,9 @@ const ANY = Object.assign(() => true, { errors: null }) as unknown as ValidateFu
 // is framed or encoded when the mock does neither (descriptions captured from traffic declare
 // Transfer-Encoding: chunked, Content-Encoding: gzip), is left out, and so is a value HTTP cannot
 // carry: both named once, when the examples are checked at start.
+// Before all that, unless `Prefer` asks: with a state, an operation on a resource the document
+// describes answers from what clients wrote (resources.ts, stateful.ts); else a request that
+// matches a named example is answered with the response example of its name (named-examples.ts).
 
 /** What the mock tells about the document: an example, a sample or a header it will not serve, and why. */
 export type Report = (message: string) => void
@@ -54,6 +61,8 @@ function usual (route: RouteSpec): ResponseSpec | undefined {
 
 export interface Mock {
   handlers: Record<string, AnyHandler>
+  /** The resources remembered, and what looked like one but is not; none when stateless. */
+  inference: Inference
   /** Checks every example of the document against its schema, naming once each one that contradicts it, and each header left out; a little at a time, so that requests are answered meanwhile. */
   checkExamples: () => Promise<{ examples: number, invalid: number }>
 }
@@ -61,7 +70,7 @@ export interface Mock {
 // How the mock writes an answer of a media type: a range (*/*, application/*+json) as the type it answers in.
 const kindOfAnswer = (media: MediaSpec): BodyKind => kindOf(concreteType(media.type))
 
-export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Validators, scanning: () => Validators, report: Report): Mock {
+export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Validators, scanning: () => Validators, report: Report, state?: State): Mock {
   // Whether each example (by media and name) or sample may be served: checked once.
   const verdicts = new WeakMap<MediaSpec, Map<string, boolean>>()
   const samples = new WeakMap<MediaSpec, { value: unknown } | null>()
@@ -146,16 +155,34 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
     return out
   }
 
-  const handlerOf = (route: RouteSpec): AnyHandler => async ({ headers }: HandlerInput): Promise<Answer> => {
-    const { code, example } = preferences(headers.prefer)
-    const response = code === undefined ? usual(route) : responseFor(route.responses, code)
-    // Nothing declared to answer with: an empty 200; or not the code asked for: that code, empty.
-    if (response === undefined) return { status: code ?? 200 }
-    const status = statusOf(response, code)
-    const media = pickMedia(response.media, String(headers.accept ?? ''))
+  /** The answer `response` gives, in the media type Accept prefers, with the example named `wanted` if it has one. */
+  const answerOf = (route: RouteSpec, response: ResponseSpec, status: number, accept: unknown, wanted?: string): Answer => {
+    const media = pickMedia(response.media, String(accept ?? ''))
     if (media === undefined || status === 204 || status === 304) return { status, headers: headersOf(route, response) }
-    const body = bodyOf(route, response, media, example)
-    return { status, body, headers: headersOf(route, response), contentType: concreteType(media.type) }
+    return { status, body: bodyOf(route, response, media, wanted), headers: headersOf(route, response), contentType: concreteType(media.type) }
+  }
+
+  const inference: Inference = state === undefined ? { resources: [], bindings: new Map(), skipped: [] } : inferResources(doc, routes)
+  const remembering = state === undefined ? undefined : stateful(doc, inference, state, validators, { validatorOf, sampled, headersOf, pickMedia })
+  const handlerOf = (route: RouteSpec): AnyHandler => {
+    const first = usual(route)
+    const matcher = namedExamples(doc, route, [...first === undefined ? [] : [first], ...route.responses.filter((r) => r !== first)])
+    const remembered = remembering?.(route)
+    return async (input: HandlerInput): Promise<Answer> => {
+      const { headers } = input
+      const { code, example } = preferences(headers.prefer)
+      if (code === undefined && example === undefined) {
+        // What clients wrote first: a create of the document's example is remembered, and read back, as any other.
+        const answer = remembered?.(input)
+        if (answer !== undefined) return answer
+        const matched = matcher?.(input)
+        if (matched !== undefined) return answerOf(route, matched.response, statusOf(matched.response), headers.accept, matched.name)
+      }
+      const response = code === undefined ? first : responseFor(route.responses, code)
+      // Nothing declared to answer with: an empty 200; or not the code asked for: that code, empty.
+      if (response === undefined) return { status: code ?? 200 }
+      return answerOf(route, response, statusOf(response, code), headers.accept, example)
+    }
   }
 
   const handlers: Record<string, AnyHandler> = {}
@@ -163,6 +190,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
 
   return {
     handlers,
+    inference,
     async checkExamples () {
       let examples = 0
       let invalid = 0

@@ -1,0 +1,57 @@
+import type { OpenApiDocument } from '../document/document.ts'
+import type { HandlerInput } from '../routes/register.ts'
+import type { ResponseSpec, RouteSpec } from '../routes/routes.ts'
+import { examplesOf } from '../schemas/examples.ts'
+import type { JsonSchema } from '../schemas/schema.ts'
+
+// Answers chosen by what is asked, as Microcks dispatches: a request whose body equals a named
+// example of the request body, or one of whose parameters equals a named example of that
+// parameter, is answered with the response example of the same name (whichever status declares
+// it: a "not-found" example may be a 404's). Equal as JSON values, an object's keys in any order;
+// a parameter's example written as text ("42") equals the value it spells.
+
+/** The name of the example a request matches, and the answer that has one of that name; undefined when none does. */
+export type Matcher = (input: HandlerInput) => { name: string, response: ResponseSpec } | undefined
+
+/** One spelling of a JSON value for every order of its keys. */
+function canonical (value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`
+  return JSON.stringify(value) ?? 'null'
+}
+
+// The name converters give a lone example (DigitalOcean's every parameter and error): it pairs nothing.
+const UNNAMED = new Set(['default'])
+
+/** Only the examples a map names (`examples:`), not a single `example` or a schema's. */
+const named = (doc: OpenApiDocument, holder: { object: Record<string, any>, schema?: JsonSchema }) => examplesOf(doc, holder).filter(({ name }) => Object.hasOwn(holder.object.examples ?? {}, name) && !UNNAMED.has(name))
+
+const PARTS = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' } as const
+
+/** The route's matcher, or undefined when no request example shares its name with a response example. */
+export function namedExamples (doc: OpenApiDocument, route: RouteSpec, order: ResponseSpec[]): Matcher | undefined {
+  // Each response example's name, and the first answer (in the order the mock prefers them) that has it.
+  const answers = new Map<string, ResponseSpec>()
+  for (const response of order) for (const media of response.media) for (const { name } of named(doc, media)) if (!answers.has(name)) answers.set(name, response)
+  const bodies = new Map<string, string>()
+  for (const media of route.body?.media ?? []) for (const { name, value } of named(doc, media)) if (answers.has(name) && !bodies.has(canonical(value))) bodies.set(canonical(value), name)
+  const parameters = route.parameters.map((parameter) => {
+    const byValue = new Map<string, string>()
+    for (const { name, value } of named(doc, parameter)) {
+      if (!answers.has(name)) continue
+      byValue.set(canonical(value), name)
+      if (typeof value === 'string') byValue.set(value, name)
+    }
+    return { parameter, byValue }
+  }).filter(({ byValue }) => byValue.size > 0)
+  if (bodies.size === 0 && parameters.length === 0) return undefined
+  return (input) => {
+    let name = input.body === undefined || bodies.size === 0 ? undefined : bodies.get(canonical(input.body))
+    for (const { parameter, byValue } of parameters) {
+      if (name !== undefined) break
+      const value = (input[PARTS[parameter.in]] as Record<string, unknown> | undefined)?.[parameter.name]
+      if (value !== undefined) name = byValue.get(canonical(value)) ?? byValue.get(String(value))
+    }
+    return name === undefined ? undefined : { name, response: answers.get(name)! }
+  }
+}

@@ -1,0 +1,168 @@
+import type { OpenApiDocument } from '../document/document.ts'
+import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
+import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
+
+// The resources a document describes, inferred from its paths with no configuration: a
+// collection path that creates (POST /orders) or lists, and its item path, the collection's
+// path and one parameter (/orders/{orderId}), that reads, replaces (PUT), patches and deletes;
+// or an item path created by PUT with its key in the path (PUT /products/{sku}). A collection
+// under a parent (/customers/{customerId}/addresses) holds each parent's items apart. The key
+// is the item's property named as the path's parameter, `id`, `{name}Id` or `{name}_id`; an
+// answer may wrap the item in an envelope ({ "data": item }, { "items": [item] }). The mock
+// remembers what clients write to these (stateful.ts); what is not one is answered as before.
+
+export type Action = 'create' | 'read' | 'list' | 'replace' | 'patch' | 'delete'
+
+export interface Resource {
+  /** The collection's last segment, as the document spells it: orders. */
+  name: string
+  /** The item path as written: /customers/{customerId}/addresses/{addressId}. */
+  item: string
+  /** The item path's parameter that is the key. */
+  parameter: string
+  /** The item's property that holds the key. */
+  property: string
+  /** The path parameters before the key: each value of them is a collection of its own. */
+  parents: string[]
+  /** The item's schema, as the answers that carry one declare it. */
+  schema: JsonSchema
+  /** The operations bound to it, by what each does. */
+  operations: Partial<Record<Action, RouteSpec>>
+}
+
+/** Where an answer's item is in its body: the item itself ([]), or under a property (['data']). */
+export type Envelope = string[]
+
+export interface Inference {
+  resources: Resource[]
+  /** Each bound operation: its resource, what it does, where its answer's item or list is. */
+  bindings: Map<string, { resource: Resource, action: Action }>
+  /** The item paths that look like resources but are not one, and why. */
+  skipped: string[]
+}
+
+const SEGMENT_PARAMETER = /^\{([^{}]+)\}$/
+const ITEM_ACTIONS: Record<string, Action> = { GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' }
+
+/** orders → order; addresses → address; categories → category; people and status stay as written. */
+export function singular (name: string): string {
+  if (/ies$/i.test(name)) return name.slice(0, -3) + 'y'
+  if (/(ss|sh|ch|x|z)es$/i.test(name)) return name.slice(0, -2)
+  if (/[^siu]s$/i.test(name)) return name.slice(0, -1)
+  return name
+}
+
+/** A schema's object properties, its allOf's too. */
+export function propertiesOf (doc: OpenApiDocument, schema: unknown, seen = new Set<unknown>()): Record<string, any> {
+  const s = derefSchema(doc, schema)
+  if (s === null || typeof s !== 'object' || seen.has(s)) return {}
+  seen.add(s)
+  return Object.assign({}, ...(Array.isArray(s.allOf) ? s.allOf : []).map((part: unknown) => propertiesOf(doc, part, seen)), s.properties ?? {})
+}
+
+// An operation's success, found once: its first 2xx, else 2XX, else default (an operation that declares only that).
+const successes = new WeakMap<RouteSpec, ResponseSpec | undefined>()
+export function successOf (route: RouteSpec): ResponseSpec | undefined {
+  if (!successes.has(route)) successes.set(route, route.responses.find((r) => /^2\d\d$/.test(r.status)) ?? route.responses.find((r) => r.status === '2XX') ?? route.responses.find((r) => r.status === 'default'))
+  return successes.get(route)
+}
+
+/** The JSON media type of a success answer: the operation's first 2xx (or default) that carries JSON. */
+export function successJson (route: RouteSpec | undefined): { response: ResponseSpec, media: MediaSpec } | undefined {
+  for (const response of route?.responses ?? []) {
+    if (!response.status.startsWith('2') && response.status !== 'default') continue
+    const media = response.media.find((m) => (m.type === 'application/json' || m.type.endsWith('+json')) && m.schema !== undefined)
+    if (media !== undefined) return { response, media }
+  }
+  return undefined
+}
+
+/** The key's property among `properties`: the parameter's own name, id, {name}Id or {name}_id (in any case), of a type a path can carry. */
+function keyIn (doc: OpenApiDocument, properties: Record<string, any>, parameter: string, name: string): string | undefined {
+  const scalar = (property: unknown) => [derefSchema(doc, property)?.type ?? 'string'].flat().some((type: string) => ['string', 'integer', 'number'].includes(type))
+  const names = Object.keys(properties).filter((n) => scalar(properties[n]))
+  const one = singular(name)
+  const stem = parameter.replace(/[-_]?id$/i, '')
+  for (const wanted of [parameter, 'id', `${one}Id`, `${one}_id`, `${stem}Id`, `${stem}_id`, stem]) {
+    const found = names.find((n) => n.toLowerCase() === wanted.toLowerCase())
+    if (found !== undefined && wanted !== '') return found
+  }
+  return undefined
+}
+
+/** Where the item is in an answer's schema, and its key: the schema itself, or one property of it (an envelope). */
+export function itemIn (doc: OpenApiDocument, schema: unknown, parameter: string, name: string): { envelope: Envelope, property: string, schema: JsonSchema } | undefined {
+  const own = propertiesOf(doc, schema)
+  const property = keyIn(doc, own, parameter, name)
+  if (property !== undefined) return { envelope: [], property, schema: derefSchema(doc, schema) }
+  for (const [wrapper, inner] of Object.entries(own)) {
+    const key = keyIn(doc, propertiesOf(doc, inner), parameter, name)
+    if (key !== undefined) return { envelope: [wrapper], property: key, schema: derefSchema(doc, inner) }
+  }
+  return undefined
+}
+
+/** Where a list answer's items are: the body itself when an array, or its one array property ({ "items": [...] }). */
+export function listIn (doc: OpenApiDocument, schema: unknown): { envelope: Envelope, array: JsonSchema, items: JsonSchema } | undefined {
+  const isArray = (s: any) => s?.type === 'array' || (s?.type === undefined && s?.items !== undefined)
+  const s = derefSchema(doc, schema)
+  if (isArray(s)) return { envelope: [], array: s, items: derefSchema(doc, s.items ?? {}) }
+  const arrays = Object.entries(propertiesOf(doc, s)).map(([name, inner]) => [name, derefSchema(doc, inner)] as const).filter(([, inner]) => isArray(inner))
+  if (arrays.length !== 1) return undefined
+  const [[name, array]] = arrays
+  return { envelope: [name], array, items: derefSchema(doc, array.items ?? {}) }
+}
+
+/** The resources of a document's routes, and the operations bound to each. */
+export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Inference {
+  const byPath = new Map<string, RouteSpec[]>()
+  for (const route of routes) byPath.set(route.path, [...byPath.get(route.path) ?? [], route])
+  const resources: Resource[] = []
+  const bindings: Inference['bindings'] = new Map()
+  const skipped: string[] = []
+  for (const [item, itemRoutes] of byPath) {
+    const segments = item.split('/')
+    const parameter = SEGMENT_PARAMETER.exec(segments.at(-1) ?? '')?.[1]
+    if (parameter === undefined || segments.length < 3) continue
+    const collection = segments.slice(0, -1).join('/')
+    const name = segments.at(-2)!
+    // A collection's last segment is a name, not another parameter (/things/{a}/{b} is no collection).
+    if (SEGMENT_PARAMETER.test(name)) continue
+    const at = (method: string, path: string) => (byPath.get(path) ?? []).find((r) => r.method === method)
+    const operations: Partial<Record<Action, RouteSpec>> = {}
+    for (const route of itemRoutes) if (ITEM_ACTIONS[route.method] !== undefined) operations[ITEM_ACTIONS[route.method]] = route
+    // A create that declares no success (the petstore's POST /pet answers only 405) creates nothing.
+    const create = at('POST', collection)
+    if (create !== undefined && successOf(create) !== undefined) operations.create = create
+    const list = at('GET', collection)
+    if (list !== undefined) operations.list = list
+    if (operations.create === undefined && operations.replace === undefined) {
+      // A path only read is no resource; one that changes or deletes what nothing creates is worth a word.
+      if (operations.patch !== undefined || operations.delete !== undefined) skipped.push(`${item}: nothing creates its items (no POST ${collection} that declares a success, no PUT ${item})`)
+      continue
+    }
+    // The item's schema, from the answers that carry one: a read's, else a create's or a replace's.
+    const found = (['read', 'create', 'replace', 'patch'] as const)
+      .map((action) => successJson(operations[action])?.media.schema)
+      .filter((schema) => schema !== undefined)
+      .map((schema) => itemIn(doc, schema, parameter, name))
+      .find((it) => it !== undefined)
+    if (found === undefined) {
+      skipped.push(`${item}: no answer of it holds an item with a key ({${parameter}}, id, ${singular(name)}Id or ${singular(name)}_id)`)
+      continue
+    }
+    const parents = segments.slice(0, -1).map((segment) => SEGMENT_PARAMETER.exec(segment)?.[1]).filter((p): p is string => p !== undefined)
+    const resource: Resource = { name, item, parameter, property: found.property, parents, schema: found.schema, operations }
+    resources.push(resource)
+    for (const [action, route] of Object.entries(operations) as Array<[Action, RouteSpec]>) bindings.set(route.operationId, { resource, action })
+  }
+  return { resources, bindings, skipped }
+}
+
+/** What was inferred, a line each, as the mock prints it at start. */
+export function describeInference ({ resources, skipped }: Inference): string[] {
+  return [
+    ...resources.map((r) => `${r.item}: ${r.name} keyed by ${r.property}${r.parents.length > 0 ? `, each {${r.parents.join('}, {')}} its own` : ''} (${Object.entries(r.operations).map(([action, route]) => `${action} ${route.method}`).join(', ')})`),
+    ...skipped.map((why) => `not remembered: ${why}`)
+  ]
+}

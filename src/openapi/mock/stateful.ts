@@ -1,0 +1,320 @@
+import { randomUUID } from 'node:crypto'
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { ItemConflictError, ItemNotFoundError } from '../../errors.ts'
+import type { OpenApiDocument } from '../document/document.ts'
+import { responseFor, type Answer } from '../answers/responses.ts'
+import { concreteType, kindOf } from '../requests/bodies.ts'
+import type { HandlerInput } from '../routes/register.ts'
+import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
+import { examplesOf } from '../schemas/examples.ts'
+import { validSample } from '../schemas/samples.ts'
+import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
+import type { Validators } from '../schemas/validation.ts'
+import { itemIn, listIn, propertiesOf, successJson, successOf, type Action, type Inference, type Resource } from './resources.ts'
+import type { Item, State } from './state.ts'
+
+// The mock's memory of what clients write (resources.ts says what is a resource): a create keeps
+// the request's values, its readOnly properties filled (the key, valid as the property and as the
+// item path's parameter; a timestamp; an enum's first value; a default), its writeOnly ones kept
+// but never answered; a read answers what was written, a list what was created, a PUT replaces, a
+// PATCH changes what it names (RFC 7396's merge patch, or a JSON object's properties), a delete
+// removes; a key not there answers the declared 404. Every answer is shaped to its schema: the
+// item placed in its envelope, a property its schema does not take given the schema's own value;
+// one that cannot be made valid is answered as before, from the document.
+
+/** What the stateless mock lends: its checks, samples and headers. A handler here answers undefined where the stateless one answers (what the state cannot shape). */
+export interface Tools {
+  validatorOf: (media: MediaSpec) => ValidateFunction
+  sampled: (route: RouteSpec, response: ResponseSpec, media: MediaSpec) => unknown
+  headersOf: (route: RouteSpec, response: ResponseSpec) => Record<string, string>
+  pickMedia: (declared: MediaSpec[], accept: string) => MediaSpec | undefined
+}
+
+type Handler = (input: HandlerInput) => Answer | undefined
+type Value = Record<string, unknown>
+
+// Enough for an item a few dozen properties away from its answer's schema; each round is one small validation, once per item and schema.
+const MENDING_ROUNDS = 64
+const LIMITS = new Set(['limit', 'per_page', 'perpage', 'page_size', 'pagesize', 'size', 'max', 'top', 'first', 'count'])
+const isObject = (value: unknown): value is Value => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** RFC 7396: members set, null removes, objects merged within. */
+export function mergePatch (target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch
+  const out: Value = isObject(target) ? { ...target } : {}
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete out[name]
+    else out[name] = mergePatch(out[name], value)
+  }
+  return out
+}
+
+/** Whether a key made up is valid as the item's property and, spelled in the path, as its parameter. */
+function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[] } {
+  const property = derefSchema(doc, propertiesOf(doc, resource.schema)[resource.property]) ?? {}
+  const parameter = derefSchema(doc, Object.values(resource.operations).flatMap((route) => route.parameters).find((p) => p.in === 'path' && p.name === resource.parameter)?.schema) ?? {}
+  const byProperty = validators.response(property)
+  // A number in the path is checked as the number it is read as (text is taken as an int64 unbounded).
+  const numeric = [parameter.type].flat().some((type) => type === 'integer' || type === 'number')
+  const byParameter = numeric ? validators.response(parameter) : validators.text(parameter)
+  const inPath = (key: unknown) => (typeof key === 'string' || typeof key === 'number') && (numeric ? String(key).trim() !== '' && byParameter(Number(key)) : byParameter(String(key)))
+  return { check: (key) => byProperty(key) && inPath(key), inPath, schema: property, enums: [...property.enum ?? [], ...parameter.enum ?? []] }
+}
+
+export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: State, validators: Validators, tools: Tools): (route: RouteSpec) => Handler | undefined {
+  const compiled = new WeakMap<object, ValidateFunction>()
+  const schemaCheck = (schema: JsonSchema): ValidateFunction => {
+    let validate = compiled.get(schema)
+    if (validate === undefined) compiled.set(schema, validate = validators.response(schema))
+    return validate
+  }
+  const keyChecks = new Map<Resource, ReturnType<typeof keyCheck>>()
+  const keyOf = (resource: Resource) => keyChecks.get(resource) ?? keyChecks.set(resource, keyCheck(doc, resource, validators)).get(resource)!
+
+  /** Each collection starts from the document's own examples of its item: a read's, a create's, a list's. */
+  const seed = (resource: Resource) => (): Array<[string, Value]> => {
+    const out: Array<[string, Value]> = []
+    const add = (value: unknown) => {
+      const key = isObject(value) ? value[resource.property] : undefined
+      if (typeof key === 'string' || typeof key === 'number') out.push([String(key), structuredClone(value as Value)])
+    }
+    for (const action of ['read', 'create', 'replace'] as const) {
+      const found = successJson(resource.operations[action])
+      const where = found === undefined ? undefined : itemIn(doc, found.media.schema, resource.parameter, resource.name)
+      if (where === undefined) continue
+      for (const { value } of examplesOf(doc, found!.media)) add(where.envelope.reduce<any>((at, name) => at?.[name], value))
+    }
+    const list = successJson(resource.operations.list)
+    const listed = list === undefined ? undefined : listIn(doc, list.media.schema)
+    if (listed !== undefined) {
+      for (const { value } of examplesOf(doc, list!.media)) {
+        const items = listed.envelope.reduce<any>((at, name) => at?.[name], value)
+        if (Array.isArray(items)) items.forEach(add)
+      }
+    }
+    return out
+  }
+  const collectionOf = (resource: Resource, params: Value) => {
+    const scope = [resource.item, ...resource.parents.map((name) => typeof params[name] === 'string' ? params[name] : JSON.stringify(params[name]))].join('\0')
+    return { scope, items: state.collection(scope, seed(resource)) }
+  }
+
+  /** A key for a new item, valid as its property and as the path's parameter: the next number, or a UUID, or a sample. */
+  const newKey = (resource: Resource, items: Map<string, Item>): unknown => {
+    const { check, schema, enums } = keyOf(resource)
+    for (const value of enums) if (!items.has(String(value)) && check(value)) return value
+    const types = [schema.type].flat()
+    if (types.includes('integer') || types.includes('number')) {
+      let next = Math.max(typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : 1, 1)
+      for (const key of items.keys()) if (Number(key) >= next) next = Math.floor(Number(key)) + 1
+      if (check(next)) return next
+    }
+    for (let n = items.size + 1; n <= items.size + 100; n++) if (!items.has(String(n)) && check(String(n))) return String(n)
+    const uuid = randomUUID()
+    if (check(uuid)) return uuid
+    for (let i = 0; i < 5; i++) {
+      const made = validSample(doc, schema, schemaCheck(schema), { direction: 'response' })?.value
+      if (made !== undefined && !items.has(String(made)) && check(made)) return made
+    }
+    return randomUUID()
+  }
+
+  /** The value a property takes when the server sets it: its default, const, first enum value, the time, else a sample. */
+  const filled = (schema: unknown): unknown => {
+    const s = derefSchema(doc, schema) ?? {}
+    if (s.default !== undefined) return structuredClone(s.default)
+    if (s.const !== undefined) return s.const
+    if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum.find((v: unknown) => v !== null) ?? s.enum[0]
+    if (s.format === 'date-time') return new Date().toISOString()
+    if (s.format === 'date') return new Date().toISOString().slice(0, 10)
+    return validSample(doc, schema as JsonSchema, schemaCheck(s), { direction: 'response' })?.value
+  }
+  /** The item as kept: the client's values, but for readOnly ones (the server's: `kept`'s, else filled), what the answer requires, and defaults. */
+  const complete = (resource: Resource, body: Value, kept: Value | undefined): Value => {
+    const properties = propertiesOf(doc, resource.schema)
+    const required = new Set<string>(derefSchema(doc, resource.schema)?.required ?? [])
+    const out: Value = {}
+    for (const [name, value] of Object.entries(body)) if (derefSchema(doc, properties[name])?.readOnly !== true) out[name] = value
+    for (const [name, schema] of Object.entries(properties)) {
+      const s = derefSchema(doc, schema) ?? {}
+      if (s.readOnly === true && kept !== undefined && name in kept) out[name] = kept[name]
+      if (name in out || s.writeOnly === true || (s.readOnly !== true && !required.has(name) && s.default === undefined)) continue
+      const value = filled(schema)
+      if (value !== undefined) out[name] = value
+    }
+    return out
+  }
+
+  /** The item as an answer shows it: in its envelope, writeOnly properties left out, and each value its schema does not take mended (below). Kept with the item, by schema. */
+  const shaped = (item: Item, schema: JsonSchema, place: { envelope: string[] }, sample: () => unknown, validate: ValidateFunction): { value: unknown, text: string } | null => {
+    const cached = item.answers.get(schema)
+    if (cached !== undefined) return cached
+    const fallback = sample()
+    const made = wrap(place.envelope, structuredClone(item.value), fallback)
+    const within = (tokens: string[]) => tokens.length > place.envelope.length && place.envelope.every((name, i) => tokens[i] === name)
+    for (let pointer = writeOnlyIn(doc, schema, made); pointer !== undefined && within(tokensOf(pointer)); pointer = writeOnlyIn(doc, schema, made)) removeAt(made, tokensOf(pointer))
+    // One error at a time (the validators stop at the first): a value not taken is left out, a
+    // property not allowed too; a required one missing is the sample's at the same place.
+    for (let round = 0; round < MENDING_ROUNDS && !validate(made); round++) {
+      const error = validate.errors?.[0]
+      if (error === undefined) break
+      const tokens = tokensOf(error.instancePath)
+      const target = error.keyword === 'additionalProperties' ? [...tokens, String(error.params.additionalProperty)] : error.keyword === 'required' ? [...tokens, String(error.params.missingProperty)] : tokens
+      if (!within(target)) break
+      if (error.keyword !== 'required') removeAt(made, target)
+      else if (!setAt(made, target, valueAt(fallback, target))) break
+    }
+    const out = validate(made) ? { value: made, text: JSON.stringify(made) } : null
+    item.answers.set(schema, out)
+    return out
+  }
+
+  // Where each answer's item is, found once per media type: a read is a lookup and a cached body.
+  const places = new WeakMap<MediaSpec, ReturnType<typeof itemIn>>()
+  const placeOf = (media: MediaSpec, resource: Resource) => {
+    if (!places.has(media)) places.set(media, media.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name))
+    return places.get(media)
+  }
+
+  /** An answer of `route` with the item; undefined where the item cannot be shaped for it. */
+  const itemAnswer = (route: RouteSpec, resource: Resource, item: Item, accept: string, status?: number): Answer | undefined => {
+    const response = status === undefined ? successOf(route) : responseFor(route.responses, status)
+    if (response === undefined) return undefined
+    const code = status ?? statusOf(response)
+    const media = tools.pickMedia(response.media, accept)
+    if (media === undefined || code === 204) return { status: code, headers: tools.headersOf(route, response) }
+    // JSON only: an item asked for in XML is answered from the document, as before.
+    const place = kindOf(concreteType(media.type)) === 'json' ? placeOf(media, resource) : undefined
+    const body = place === undefined ? null : shaped(item, media.schema!, place, () => tools.sampled(route, response, media), tools.validatorOf(media))
+    return body === null ? undefined : { status: code, body: body.text, headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
+  }
+
+  const notThere = (route: RouteSpec, resource: Resource, key: string): Answer | undefined => {
+    // Only where the document says so: a 404 of its own (or 4XX); elsewhere answered as before.
+    if (!route.responses.some((r) => r.status === '404' || r.status === '4XX')) return undefined
+    throw new ItemNotFoundError(resource.name, key)
+  }
+
+  const act: Record<Action, (route: RouteSpec, resource: Resource, input: HandlerInput) => Answer | undefined> = {
+    create (route, resource, { body, params, headers }) {
+      if (!isObject(body)) return undefined
+      const { scope, items } = collectionOf(resource, params as Value)
+      // The client's key, unless the server's to give, or one no path could carry (then the server gives one).
+      const given = derefSchema(doc, propertiesOf(doc, resource.schema)[resource.property])?.readOnly === true || !keyOf(resource).inPath(body[resource.property]) ? undefined : body[resource.property]
+      if (given !== undefined && items.has(String(given)) && route.responses.some((r) => r.status === '409')) throw new ItemConflictError(resource.name, String(given))
+      const key = given ?? newKey(resource, items)
+      const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), [resource.property]: key })
+      const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''))
+      return answer && withLocation(route, answer, `${concrete(route.path, params as Value)}/${encodeURIComponent(String(key))}`, headers.host)
+    },
+    read (route, resource, { params, headers }) {
+      const key = String((params as Value)[resource.parameter])
+      const item = collectionOf(resource, params as Value).items.get(key)
+      return item === undefined ? notThere(route, resource, key) : itemAnswer(route, resource, item, String(headers.accept ?? ''))
+    },
+    list (route, resource, { params, query }) {
+      const found = successJson(route)
+      const listed = found === undefined ? undefined : listIn(doc, found.media.schema)
+      const place = listed === undefined ? undefined : itemIn(doc, listed.items, resource.parameter, resource.name)
+      if (found === undefined || listed === undefined || place === undefined) return undefined
+      const { response, media } = found
+      const limit = Object.entries(isObject(query) ? query : {}).find(([name, value]) => LIMITS.has(name.toLowerCase()) && typeof value === 'number')?.[1] as number | undefined
+      const max = Math.min(limit ?? Infinity, typeof listed.array.maxItems === 'number' ? listed.array.maxItems : Infinity)
+      const sample = () => listed.envelope.reduce<any>((at, name) => at?.[name], tools.sampled(route, response, media))?.[0]
+      const validate = schemaCheck(listed.items)
+      const values = [...collectionOf(resource, params as Value).items.values()].slice(0, max)
+        .map((item) => shaped(item, listed.items, place, sample, validate)?.value).filter((value) => value !== undefined)
+      const body = wrap(listed.envelope, values, tools.sampled(route, response, media))
+      if (!tools.validatorOf(media)(body)) return undefined
+      return { status: statusOf(response), body: JSON.stringify(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
+    },
+    replace (route, resource, { body, params, headers }) {
+      if (!isObject(body)) return undefined
+      const { scope, items } = collectionOf(resource, params as Value)
+      const key = (params as Value)[resource.parameter]
+      const old = items.get(String(key))
+      if (old === undefined && resource.operations.create !== undefined) {
+        const missing = notThere(route, resource, String(key))
+        if (missing !== undefined) return missing
+      }
+      // The path's value as the property takes it: a path's integer may be the item's string, or the other way.
+      const { check } = keyOf(resource)
+      const kept = [key, String(key), Number(key)].find((each) => check(each)) ?? key
+      const item = state.put(scope, items, String(key), { ...complete(resource, body, old?.value), [resource.property]: kept })
+      const created = old === undefined && route.responses.some((r) => r.status === '201')
+      return itemAnswer(route, resource, item, String(headers.accept ?? ''), created ? 201 : undefined)
+    },
+    patch (route, resource, { body, params, headers }) {
+      if (!isObject(body)) return undefined
+      const { scope, items } = collectionOf(resource, params as Value)
+      const key = String((params as Value)[resource.parameter])
+      const old = items.get(key)
+      if (old === undefined) return notThere(route, resource, key)
+      const merge = String(headers['content-type'] ?? '').toLowerCase().startsWith('application/merge-patch+json')
+      const changed = (merge ? mergePatch(old.value, body) : { ...old.value, ...body }) as Value
+      const item = state.put(scope, items, key, { ...complete(resource, changed, old.value), [resource.property]: old.value[resource.property] })
+      return itemAnswer(route, resource, item, String(headers.accept ?? ''))
+    },
+    delete (route, resource, { params, headers }) {
+      const { scope, items } = collectionOf(resource, params as Value)
+      const key = String((params as Value)[resource.parameter])
+      const old = items.get(key)
+      if (old === undefined) return notThere(route, resource, key)
+      state.delete(scope, items, key)
+      return itemAnswer(route, resource, old, String(headers.accept ?? ''))
+    }
+  }
+
+  return (route) => {
+    const bound = bindings.get(route.operationId)
+    if (bound === undefined) return undefined
+    const { resource, action } = bound
+    return (input) => act[action](route, resource, input)
+  }
+}
+
+const statusOf = (response: ResponseSpec): number => response.status === '2XX' || response.status === 'default' ? 200 : Number(response.status)
+
+/** `value` placed where an envelope holds it, within the sample of the envelope. */
+function wrap (envelope: string[], value: unknown, sample: unknown): unknown {
+  if (envelope.length === 0) return value
+  return { ...(isObject(sample) ? sample : {}), [envelope[0]]: value }
+}
+
+/** A JSON pointer's tokens, as Ajv writes an instancePath (not percent-encoded). */
+const tokensOf = (pointer: string): string[] => pointer.split('/').slice(1).map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+
+/** The value at a pointer's tokens; undefined where there is none. */
+function valueAt (root: unknown, tokens: string[]): unknown {
+  return tokens.reduce<any>((at, token) => at !== null && typeof at === 'object' ? at[token] : undefined, root)
+}
+
+/** Leaves out what is at `tokens`: a property deleted, an array's item spliced out. */
+function removeAt (root: unknown, tokens: string[]): void {
+  const parent: any = valueAt(root, tokens.slice(0, -1))
+  const last = tokens.at(-1)!
+  if (Array.isArray(parent)) parent.splice(Number(last), 1)
+  else if (parent !== null && typeof parent === 'object') delete parent[last]
+}
+
+/** Sets what is at `tokens` to a copy of `value`; false where it cannot (no value, or no object to hold it). */
+function setAt (root: unknown, tokens: string[], value: unknown): boolean {
+  const parent: any = valueAt(root, tokens.slice(0, -1))
+  if (value === undefined || parent === null || typeof parent !== 'object') return false
+  parent[tokens.at(-1)!] = structuredClone(value)
+  return true
+}
+
+/** The path with its parameters' values: /customers/7/addresses. */
+function concrete (path: string, params: Value): string {
+  return path.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(params[name])))
+}
+
+/** A create's answer with a Location header, where it declares one: absolute where its schema asks for a URI. */
+function withLocation (route: RouteSpec, answer: Answer, path: string, host: unknown): Answer {
+  const response = responseFor(route.responses, answer.status)
+  const declared = Object.entries(response?.headers ?? {}).find(([name]) => name.toLowerCase() === 'location')
+  if (declared === undefined) return answer
+  const absolute = declared[1].schema?.format === 'uri' && typeof host === 'string'
+  return { ...answer, headers: { ...answer.headers, [declared[0]]: absolute ? `http://${host}${path}` : path } }
+}

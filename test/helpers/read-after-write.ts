@@ -1,0 +1,53 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { buildMock } from '../../src/cli/mock-app.ts'
+import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
+import { itemIn, propertiesOf, successJson, type Resource } from '../../src/openapi/mock/resources.ts'
+import { derefSchema } from '../../src/openapi/schemas/schema.ts'
+import type { Validators } from '../../src/openapi/schemas/validation.ts'
+import { planner } from '../../src/openapi/verify/cases.ts'
+
+// A client's first use of a stateful mock: a create of a resource, made as the verifier makes a
+// valid request (verify/cases.ts), then a read of what it answered; whether the read answers what
+// was written (each property the request sent that the read's item declares, and takes as sent,
+// the server's own, the writeOnly ones and the key aside: the key is what the read found it by,
+// and the server's to give where the client's is none a path can carry). For the tests and npm run corpus:remembered.
+
+export type Outcome = 'read back' | 'read differs' | 'read not answered 2xx' | 'create not answered 2xx' | 'no key in the create\'s answer' | 'no valid create could be made'
+type Inject = Awaited<ReturnType<typeof buildMock>>['app']['inject']
+
+/** A create of `resource` made as the verifier makes one, then a read of what it answered: the outcome, and what differed. */
+export async function createThenRead (doc: OpenApiDocument, validators: Validators, inject: Inject, resource: Resource): Promise<{ outcome: Outcome, detail?: string }> {
+  const create = resource.operations.create!
+  const read = resource.operations.read!
+  const plan = planner(doc, create, validators, {})
+  const made = (() => { try { return plan.fixed().find((c) => c.kind === 'valid') } catch { return undefined } })()
+  if (made === undefined) return { outcome: 'no valid create could be made' }
+  const created = await inject({ method: create.method as 'POST', url: made.request.path, headers: made.request.headers, payload: made.request.body })
+  if (created.statusCode < 200 || created.statusCode > 299) return { outcome: 'create not answered 2xx', detail: `${created.statusCode} ${created.body.slice(0, 120)}` }
+  // The key: from the answer's item, else Location, else what the request sent.
+  const media = successJson(create)?.media
+  const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+  const answered = (() => { try { return created.json() } catch { return undefined } })()
+  const item = place?.envelope.reduce<any>((at, name) => at?.[name], answered)
+  const sent = made.values.body as Record<string, unknown> | undefined
+  const key = item?.[resource.property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[resource.property]
+  if (key === undefined) return { outcome: 'no key in the create\'s answer' }
+  const parents = Object.fromEntries(plan.parameters.map((p, i) => [p.name, made.values.parameters[i]]).filter(([name]) => resource.parents.includes(name as string)))
+  const path = resource.item.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(name === resource.parameter ? key : parents[name])))
+  // The read's credentials and required query, as the verifier would send them.
+  const usual = (() => { try { return planner(doc, read, validators, {}).fixed()[0]?.request } catch { return undefined } })()
+  const query = usual?.path.includes('?') === true ? usual.path.slice(usual.path.indexOf('?')) : ''
+  const got = await inject({ method: 'GET', url: path + query, headers: usual?.headers ?? {} })
+  if (got.statusCode < 200 || got.statusCode > 299) return { outcome: 'read not answered 2xx', detail: `GET ${path}: ${got.statusCode}` }
+  const readMedia = successJson(read)?.media
+  const readPlace = readMedia?.schema === undefined ? undefined : itemIn(doc, readMedia.schema, resource.parameter, resource.name)
+  if (readPlace === undefined || sent === null || typeof sent !== 'object') return { outcome: 'read back' }
+  const readItem = readPlace.envelope.reduce<any>((at, name) => at?.[name], got.json())
+  const declared = propertiesOf(doc, readPlace.schema)
+  // A property the read declares otherwise (a string sent, an object read) cannot be read back as sent: not counted.
+  const differs = Object.entries(sent).filter(([name, value]) => {
+    const schema = derefSchema(doc, declared[name])
+    return name !== resource.property && schema !== undefined && schema.readOnly !== true && schema.writeOnly !== true && validators.response(schema)(value) && !isDeepStrictEqual(readItem?.[name], value)
+  })
+  return differs.length === 0 ? { outcome: 'read back' } : { outcome: 'read differs', detail: differs.map(([name, value]) => `${name}: sent ${JSON.stringify(value)?.slice(0, 60)}, read ${JSON.stringify(readItem?.[name])?.slice(0, 60)}`).join('; ') }
+}

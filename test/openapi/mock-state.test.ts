@@ -1,0 +1,305 @@
+import fc from 'fast-check'
+import t, { type Test } from 'tap'
+import { buildMock } from '../../src/cli/mock-app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { createValidators } from '../../src/openapi/schemas/validation.ts'
+import { routeList } from '../../src/openapi/routes/routes.ts'
+import { responseFor } from '../../src/openapi/answers/responses.ts'
+import { MAX_COLLECTIONS, MAX_ITEMS, State } from '../../src/openapi/mock/state.ts'
+import { captureLog } from '../helpers/app.ts'
+import { shop } from './fixtures/shop.ts'
+
+// The stateful mock (npm run mock's default) on a shop of our own: what a client writes it reads
+// back, each answer still valid against the document, each item's collection its own.
+
+async function shopMock (t: Test, options = {}) {
+  const { logStream, lines } = captureLog()
+  const built = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document: structuredClone(shop) }, 'shop.json', logStream, options)
+  t.teardown(() => built.app.close())
+  // Every answer is checked against the document, as the verifier would.
+  const validators = createValidators(built.document)
+  const { routes } = routeList(built.document)
+  const valid = (method: string, path: string, status: number, body: unknown) => {
+    const route = routes.find((r) => r.method === method && r.path === path)!
+    const media = responseFor(route.responses, status)?.media.find((m) => m.type === 'application/json')
+    if (media?.schema === undefined) return true
+    const validate = validators.response(media.schema)
+    return validate(body) || (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join(', ')
+  }
+  return { ...built, lines, valid }
+}
+
+t.test('infers the resources of the document, and says so at start', async (t) => {
+  const { remembered, lines } = await shopMock(t)
+  t.same(remembered, [
+    '/orders/{orderId}: orders keyed by id (read GET, replace PUT, delete DELETE, patch PATCH, create POST, list GET)',
+    '/products/{sku}: products keyed by sku (read GET, replace PUT)',
+    '/customers/{customerId}/addresses/{address_id}: addresses keyed by id, each {customerId} its own (read GET, create POST, list GET)',
+    '/notes/{noteId}: notes keyed by id (read GET, create POST)'
+  ])
+  t.match(lines.find((line) => /remembers what clients write/.test(line.msg)), { resources: remembered })
+})
+
+t.test('a create answers what was written, a read reads it back, a list lists it, a patch, a PUT and a delete change it', async (t) => {
+  const { app, valid } = await shopMock(t)
+  const created = await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Monstera', quantity: 3, card: '4111111111111111' } })
+  t.equal(created.statusCode, 201)
+  const order = created.json()
+  t.match(order, { item: 'Monstera', quantity: 3, status: 'placed' }, 'the request\'s values, an enum\'s first value')
+  t.ok(Number.isInteger(order.id) && order.id >= 2, `a key of its own, after the example's (${order.id})`)
+  t.ok(!Number.isNaN(Date.parse(order.createdAt)), 'a timestamp')
+  t.notOk('card' in order, 'writeOnly: kept, never answered')
+  t.equal(created.headers.location, `/orders/${order.id}`, 'Location, where the answer declares it')
+  t.equal(valid('POST', '/orders', 201, order), true)
+
+  const read = await app.inject({ url: `/orders/${order.id}` })
+  t.equal(read.statusCode, 200)
+  t.same(read.json(), { data: order }, 'read back, in the read\'s envelope')
+  t.equal(valid('GET', '/orders/{orderId}', 200, read.json()), true)
+  t.same((await app.inject({ url: '/orders/1' })).json().data.item, 'Fern', 'the collection starts from the document\'s own example')
+
+  const second = (await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 1 } })).json()
+  t.not(second.id, order.id, 'two creates, two keys')
+  const listed = await app.inject({ url: '/orders' })
+  t.same(listed.json().items.map((o: any) => o.id), [1, order.id, second.id], 'a list holds what was created, in its envelope')
+  t.equal(valid('GET', '/orders', 200, listed.json()), true)
+  t.same((await app.inject({ url: '/orders?limit=2' })).json().items.length, 2, 'a declared limit is honoured')
+
+  const merged = await app.inject({ method: 'PATCH', url: `/orders/${order.id}`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { quantity: 5, note: 'by the window' } })
+  t.match(merged.json(), { id: order.id, item: 'Monstera', quantity: 5, note: 'by the window', createdAt: order.createdAt }, 'a merge patch changes what it names')
+  const unset = await app.inject({ method: 'PATCH', url: `/orders/${order.id}`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { note: null } })
+  t.notOk('note' in unset.json(), 'null removes (RFC 7396)')
+  const patched = await app.inject({ method: 'PATCH', url: `/orders/${order.id}`, payload: { item: 'Calathea' } })
+  t.match(patched.json(), { item: 'Calathea', quantity: 5 }, 'a JSON PATCH of properties changes what it names')
+  t.equal(valid('PATCH', '/orders/{orderId}', 200, patched.json()), true)
+
+  const replaced = await app.inject({ method: 'PUT', url: `/orders/${order.id}`, payload: { item: 'Pilea', quantity: 1 } })
+  t.equal(replaced.statusCode, 200)
+  t.same(replaced.json(), { id: order.id, item: 'Pilea', quantity: 1, status: 'placed', createdAt: order.createdAt }, 'a PUT replaces: what it does not name is gone, the server\'s values kept')
+  t.same((await app.inject({ url: `/orders/${order.id}` })).json().data, replaced.json())
+
+  t.equal((await app.inject({ method: 'DELETE', url: `/orders/${order.id}` })).statusCode, 204)
+  for (const [method, payload] of [['GET'], ['DELETE'], ['PATCH', { quantity: 2 }], ['PUT', { item: 'X', quantity: 1 }]] as const) {
+    const gone = await app.inject({ method, url: `/orders/${order.id}`, payload })
+    t.equal(gone.statusCode, 404, `${method} of a deleted key: the declared 404`)
+    t.same(gone.json(), { code: 404, message: `No item of orders has the key ${order.id}` }, 'in the document\'s error shape')
+  }
+  t.same((await app.inject({ url: '/orders' })).json().items.map((o: any) => o.id), [1, second.id], 'gone from the list')
+})
+
+t.test('a refused request changes nothing', async (t) => {
+  const { app } = await shopMock(t)
+  t.equal((await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 0 } })).statusCode, 400)
+  t.equal((await app.inject({ method: 'PATCH', url: '/orders/1', payload: { quantity: 'many' } })).statusCode, 400)
+  t.equal((await app.inject({ method: 'PATCH', url: '/orders/1', payload: { colour: 'green' } })).statusCode, 400)
+  const listed = (await app.inject({ url: '/orders' })).json()
+  t.same(listed.items.map((o: any) => [o.id, o.quantity]), [[1, 2]], 'only the document\'s example, unchanged')
+})
+
+t.test('an item created by PUT with its key in the path; nested collections, each parent\'s its own', async (t) => {
+  const { app, valid } = await shopMock(t)
+  t.equal((await app.inject({ url: '/products/ABC-123' })).statusCode, 404)
+  const created = await app.inject({ method: 'PUT', url: '/products/ABC-123', payload: { sku: 'ABC-123', name: 'Pot' } })
+  t.equal(created.statusCode, 201, 'a PUT that creates answers its declared 201')
+  t.same(created.json(), { sku: 'ABC-123', name: 'Pot', price: 0 }, 'a default filled')
+  const again = await app.inject({ method: 'PUT', url: '/products/ABC-123', payload: { sku: 'ABC-123', name: 'Big pot', price: 9 } })
+  t.equal(again.statusCode, 200, 'one that replaces, its 200')
+  t.same((await app.inject({ url: '/products/ABC-123' })).json(), { sku: 'ABC-123', name: 'Big pot', price: 9 })
+
+  const home = (await app.inject({ method: 'POST', url: '/customers/ann/addresses', payload: { street: '1 Leaf Lane' } })).json()
+  t.match(home.id, /^[0-9a-f-]{36}$/, 'a key valid as the property (uuid) and as the path\'s parameter')
+  t.equal(valid('POST', '/customers/{customerId}/addresses', 201, home), true)
+  t.same((await app.inject({ url: `/customers/ann/addresses/${home.id}` })).json(), home)
+  t.equal((await app.inject({ url: `/customers/bob/addresses/${home.id}` })).statusCode, 404, 'another customer\'s addresses are their own')
+  t.same((await app.inject({ url: '/customers/bob/addresses' })).json(), [])
+  t.same((await app.inject({ url: '/customers/ann/addresses' })).json(), [home])
+})
+
+t.test('answers chosen by what is asked: the response example of the same name as the request\'s; Prefer still wins', async (t) => {
+  const { app } = await shopMock(t)
+  const quote = (payload: object, headers = {}) => app.inject({ method: 'POST', url: '/quotes', payload, headers })
+  t.same((await quote({ crates: 48, express: false })).json(), { price: 480 }, 'a body equal to the example "bulk", keys in another order')
+  t.same((await quote({ crates: 1 })).json(), { price: 12.5 }, '"one"')
+  const urgent = await quote({ crates: 2, express: true })
+  t.equal(urgent.statusCode, 422, 'the answer of that name, whatever its status')
+  t.same(urgent.json(), { code: 422, message: 'no express delivery of crates' })
+  t.same((await quote({ crates: 3 })).json(), { price: 12.5 }, 'otherwise as before: the first example')
+  t.same((await quote({ crates: 48, express: false }, { prefer: 'example=one' })).json(), { price: 12.5 }, 'Prefer: example= wins')
+  t.equal((await quote({ crates: 48, express: false }, { prefer: 'code=422' })).statusCode, 422, 'Prefer: code= wins')
+  t.same((await app.inject({ url: '/rates/JPY' })).json(), { rate: 151.3 }, 'a parameter equal to its example "yen"')
+  t.same((await app.inject({ url: '/rates/EUR' })).json(), { rate: 0.92 })
+})
+
+t.test('reset forgets everything without a restart; --stateless answers as before', async (t) => {
+  const { app } = await shopMock(t)
+  const { id } = (await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 1 } })).json()
+  t.equal((await app.inject({ url: `/orders/${id}` })).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: '/__mock/reset' })).statusCode, 204)
+  t.equal((await app.inject({ url: `/orders/${id}` })).statusCode, 404, 'forgotten')
+  t.equal((await app.inject({ url: '/orders/1' })).statusCode, 200, 'the document\'s examples again')
+
+  const stateless = await shopMock(t, { stateless: true })
+  t.same(stateless.remembered, [])
+  const made = await stateless.app.inject({ method: 'POST', url: '/orders', payload: { item: 'Monstera', quantity: 3 } })
+  t.equal(made.statusCode, 201)
+  t.not(made.json().item, 'Monstera', 'a sample, not what was sent')
+  t.same((await stateless.app.inject({ url: '/orders/77' })).json().data.id, 1, 'the example, whatever the key')
+  t.equal((await stateless.app.inject({ method: 'POST', url: '/__mock/reset' })).statusCode, 404, 'nothing to reset')
+})
+
+t.test('model-based: any sequence of creates, reads, lists, patches, PUTs and deletes answers as a map would, every answer valid', async (t) => {
+  type Model = Map<number, { item: string, quantity: number, note?: string }>
+  type Real = { inject: Awaited<ReturnType<typeof shopMock>>['app']['inject'], valid: Awaited<ReturnType<typeof shopMock>>['valid'], ids: number[] }
+  const fields = fc.record({ item: fc.string({ minLength: 1, maxLength: 8 }), quantity: fc.integer({ min: 1, max: 99 }) })
+  const pick = fc.nat(20)
+  // Which order a command names: one of those made (by its index, modulo), or one never made.
+  const target = (real: Real, which: number) => which === 20 || real.ids.length === 0 ? 9999 : real.ids[which % real.ids.length]
+  const expectItem = (t: Test, answer: any, model: Model, id: number, label: string) => {
+    const want = model.get(id)
+    if (want === undefined) return t.equal(answer.statusCode, 404, `${label} ${id}: 404`)
+    t.equal(answer.statusCode, 200, `${label} ${id}: 200`)
+    const got = answer.json().data ?? answer.json()
+    t.same({ item: got.item, quantity: got.quantity, note: got.note }, { note: undefined, ...want }, `${label} ${id}: as written`)
+  }
+  /** A command of fast-check's model run: what it does to the mock, and what the model expects. */
+  const command = (name: string, run: (model: Model, real: Real) => Promise<void>): fc.AsyncCommand<Model, Real> => ({ check: () => true, run, toString: () => name })
+  const create = (fields: { item: string, quantity: number }) => command(`create ${JSON.stringify(fields)}`, async (model, real) => {
+    const answer = await real.inject({ method: 'POST', url: '/orders', payload: fields })
+    t.equal(answer.statusCode, 201)
+    t.equal(real.valid('POST', '/orders', 201, answer.json()), true, 'create: valid')
+    const id = answer.json().id
+    t.notOk(model.has(id), `create: a new key (${id})`)
+    model.set(id, { ...fields })
+    real.ids.push(id)
+  })
+  const read = (which: number) => command(`read #${which}`, async (model, real) => {
+    const id = target(real, which)
+    const answer = await real.inject({ url: `/orders/${id}` })
+    if (answer.statusCode === 200) t.equal(real.valid('GET', '/orders/{orderId}', 200, answer.json()), true, 'read: valid')
+    expectItem(t, answer, model, id, 'read')
+  })
+  const list = () => command('list', async (model, real) => {
+    const answer = await real.inject({ url: '/orders' })
+    t.equal(real.valid('GET', '/orders', 200, answer.json()), true, 'list: valid')
+    t.same(answer.json().items.map((o: any) => o.id), [...model.keys()], 'list: what was created, oldest written first')
+  })
+  // A changed item is written anew: it moves to the end of the list.
+  const rewrite = (model: Model, id: number, next: { item: string, quantity: number, note?: string }) => { model.delete(id); model.set(id, next) }
+  const patch = (which: number, change: { quantity?: number, note?: string | null }) => command(`patch #${which} ${JSON.stringify(change)}`, async (model, real) => {
+    const id = target(real, which)
+    const answer = await real.inject({ method: 'PATCH', url: `/orders/${id}`, headers: { 'content-type': 'application/merge-patch+json' }, payload: change })
+    const old = model.get(id)
+    if (old !== undefined) {
+      const next: { item: string, quantity: number, note?: string } = { ...old, ...change.quantity === undefined ? {} : { quantity: change.quantity } }
+      if (change.note === null) delete next.note
+      else if (change.note !== undefined) next.note = change.note
+      rewrite(model, id, next)
+      t.equal(real.valid('PATCH', '/orders/{orderId}', 200, answer.json()), true, 'patch: valid')
+    }
+    expectItem(t, answer, model, id, 'patch')
+  })
+  const replace = (which: number, fields: { item: string, quantity: number }) => command(`put #${which} ${JSON.stringify(fields)}`, async (model, real) => {
+    const id = target(real, which)
+    const answer = await real.inject({ method: 'PUT', url: `/orders/${id}`, payload: fields })
+    if (model.has(id)) rewrite(model, id, { ...fields })
+    expectItem(t, answer, model, id, 'put')
+  })
+  const remove = (which: number) => command(`delete #${which}`, async (model, real) => {
+    const id = target(real, which)
+    const answer = await real.inject({ method: 'DELETE', url: `/orders/${id}` })
+    t.equal(answer.statusCode, model.delete(id) ? 204 : 404, `delete ${id}`)
+  })
+  const commands = [
+    fields.map(create),
+    pick.map(read),
+    fc.constant(null).map(list),
+    fc.tuple(pick, fc.record({ quantity: fc.integer({ min: 1, max: 99 }), note: fc.string({ maxLength: 8 }) }, { requiredKeys: [] })).map(([w, c]) => patch(w, c)),
+    fc.tuple(pick, fc.record({ note: fc.constant(null) })).map(([w, c]) => patch(w, c)),
+    fc.tuple(pick, fields).map(([w, f]) => replace(w, f)),
+    pick.map(remove)
+  ]
+  const { app, valid } = await shopMock(t)
+  await fc.assert(fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (cmds) => {
+    await app.inject({ method: 'POST', url: '/__mock/reset' })
+    // The document's example is there from the start: the model starts from it too.
+    const model: Model = new Map([[1, { item: 'Fern', quantity: 2 }]])
+    await fc.asyncModelRun(() => ({ model, real: { inject: app.inject.bind(app), valid, ids: [1] } }), cmds)
+  }), { numRuns: 25, seed: 7 })
+})
+
+t.test('bounded: a collection keeps its newest 1,000 items, the state its newest 64 MiB, and 10,000 collections', async (t) => {
+  const { app } = await shopMock(t)
+  const ids: number[] = []
+  for (let i = 0; i < MAX_ITEMS + 100; i++) ids.push((await app.inject({ method: 'POST', url: '/orders', payload: { item: `Fern ${i}`, quantity: 1 } })).json().id)
+  const listed = (await app.inject({ url: '/orders?limit=100' })).json().items
+  t.equal(listed[0].id, ids[100], 'the oldest dropped first: the list starts at the 101st')
+  t.equal((await app.inject({ url: `/orders/${ids[99]}` })).statusCode, 404, 'dropped')
+  t.equal((await app.inject({ url: `/orders/${ids.at(-1)}` })).statusCode, 200, 'the newest kept')
+
+  const state = new State({ maxBytes: 10_000 })
+  const items = state.collection('things', () => [])
+  for (let i = 0; i < 1000; i++) state.put('things', items, String(i), { id: i, text: 'x'.repeat(100) })
+  t.ok(state.size().bytes <= 10_000, `bytes held within the bound (${state.size().bytes})`)
+  t.equal(items.has('999'), true)
+  t.equal(items.has('0'), false)
+  const nested = new State()
+  for (let i = 0; i <= MAX_COLLECTIONS; i++) nested.collection(`parent ${i}`, () => [['1', { id: 1 }]])
+  t.equal(nested.size().collections, MAX_COLLECTIONS, 'collections bounded, the oldest made dropped with its items')
+  t.equal(nested.size().items, MAX_COLLECTIONS, 'each with its one item')
+})
+
+t.test('a body of file parts is kept as data: the bytes of a part as its text', async (t) => {
+  const state = new State()
+  const items = state.collection('uploads', () => [])
+  const kept = state.put('uploads', items, '1', { id: 1, file: Buffer.from('hello'), nested: { list: [Buffer.from('a')] } })
+  t.same(kept.value, { id: 1, file: 'hello', nested: { list: ['a'] } })
+  t.ok(Object.isFrozen(kept.value) && Object.isFrozen(kept.value.nested), 'frozen: a change writes a new item')
+})
+
+t.test('concurrent requests never see half a change', async (t) => {
+  const { app } = await shopMock(t)
+  const { id } = (await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 1, note: '1' } })).json()
+  // Each patch writes two properties that agree; every answer, read or patch, must find them agreeing.
+  const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => i % 3 === 0
+    ? app.inject({ method: 'PATCH', url: `/orders/${id}`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { quantity: i + 1, note: String(i + 1) } })
+    : app.inject({ url: `/orders/${id}` })))
+  const seen = answers.map((answer) => answer.json().data ?? answer.json())
+  t.equal(seen.filter((order) => order.note !== String(order.quantity)).length, 0, `${seen.length} answers, each with a whole change`)
+  t.ok(new Set(seen.map((order) => order.quantity)).size > 10, 'while the item changed under them')
+})
+
+t.test('a key not there, where the read declares no 404: answered as before; Prefer still wins over what is remembered', async (t) => {
+  const { app } = await shopMock(t)
+  const note = (await app.inject({ method: 'POST', url: '/notes', payload: { text: 'repot the monstera' } })).json()
+  t.same((await app.inject({ url: `/notes/${note.id}` })).json(), note, 'remembered')
+  const unknown = await app.inject({ url: '/notes/999' })
+  t.equal(unknown.statusCode, 200, 'no 404 declared: the document\'s answer')
+  t.same(unknown.json(), { id: 7, text: 'water the fern' })
+  const { id } = (await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 1 } })).json()
+  t.equal((await app.inject({ url: `/orders/${id}`, headers: { prefer: 'code=404' } })).statusCode, 404, 'Prefer: code=404 on a remembered order')
+  t.same((await app.inject({ url: `/orders/${id}`, headers: { prefer: 'example=first' } })).json().data.item, 'Fern', 'Prefer: example=first')
+  t.equal((await app.inject({ url: `/orders/${id}`, headers: { prefer: 'example=first' } })).json().data.id, 1, 'the example, not the order')
+})
+
+t.test('an item asked for in XML is answered from the document; in JSON, remembered', async (t) => {
+  const document = structuredClone(shop) as any
+  document.paths['/notes/{noteId}'].get.responses[200].content['application/xml'] = { schema: { $ref: '#/components/schemas/Note' }, example: { id: 7, text: 'water the fern' } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const { id } = (await app.inject({ method: 'POST', url: '/notes', payload: { text: 'repot' } })).json()
+  const xml = await app.inject({ url: `/notes/${id}`, headers: { accept: 'application/xml' } })
+  t.match(xml.headers['content-type'], /^application\/xml/)
+  t.match(xml.body, /<text>water the fern<\/text>/, 'the document\'s example, in XML')
+  t.same((await app.inject({ url: `/notes/${id}`, headers: { accept: 'application/json' } })).json(), { id, text: 'repot' })
+})
+
+t.test('an example named default pairs nothing: converters give that name to lone examples', async (t) => {
+  const document = structuredClone(shop) as any
+  document.paths['/rates/{currency}'].get.parameters[0].examples.default = { value: 'GBP' }
+  document.paths['/rates/{currency}'].get.responses[400] = { description: 'bad', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { default: { value: { code: 400, message: 'no such currency' } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const gbp = await app.inject({ url: '/rates/GBP' })
+  t.equal(gbp.statusCode, 200, 'not the 400 whose example is also named default')
+  t.same((await app.inject({ url: '/rates/JPY' })).json(), { rate: 151.3 }, 'a name that pairs still does')
+})
