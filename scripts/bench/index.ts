@@ -18,7 +18,7 @@ import { benchCopy } from './copy.ts'
 import { benchJsonParse } from './json.ts'
 import { benchHostile } from './hostile.ts'
 import { benchJwt } from './jwt.ts'
-import { benchMock } from './mock.ts'
+import { benchMock, benchMockReads } from './mock.ts'
 import { benchRecovery } from './recovery.ts'
 import { benchSharedLimits } from './shared-limits.ts'
 import { benchSlowDisk } from './slow-disk.ts'
@@ -374,7 +374,7 @@ try {
     process.env.BENCH_PG === '0' ? '' : await run('recovery', async () => await benchRecovery({ rounds: ROUNDS, token: TOKEN, service: (env) => service(env) })),
     process.env.BENCH_PG === '0' ? '' : await run('copy', async () => await benchCopy({ dir })),
     await run('json', benchJsonParse),
-    await run('mock', async () => await benchMock({ rounds: ROUNDS })),
+    await run('mock', async () => await benchMockReads({ rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, dir }) + '\n' + await benchMock({ rounds: ROUNDS })),
     await run('hostile', async () => await benchHostile({ rounds: ROUNDS, dir, before }))
   ]
   const report = sections.filter(Boolean).join('\n')

@@ -1,11 +1,13 @@
 -- wrk script for npm run bench: POSTs to the URL given to wrk, and prints one JSON line of results.
+--   BENCH_METHOD       GET: GETs the URL instead, with no body;
 --   BENCH_BODY         a fixed body for every request (kept static, so wrk builds the request once);
 --   BENCH_FIRST_ID     otherwise: a new plant per request, ids counting up from this one.
 --   BENCH_TOKEN        the bearer token of every request; or
 --   BENCH_TOKENS_FILE  a file of tokens, one a line: each request the next, each wrk thread its own
 --                      share (the n-th of BENCH_LOAD_THREADS takes every n-th token), round and round.
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
+local get = os.getenv("BENCH_METHOD") == "GET"
+wrk.method = get and "GET" or "POST"
+if not get then wrk.headers["Content-Type"] = "application/json" end
 local token = os.getenv("BENCH_TOKEN")
 if token and token ~= "" then wrk.headers["Authorization"] = "Bearer " .. token end
 
@@ -27,7 +29,9 @@ function init(args)
 end
 
 local body = os.getenv("BENCH_BODY")
-if body and not (tokens_file and tokens_file ~= "") then
+if get then
+  wrk.body = nil
+elseif body and not (tokens_file and tokens_file ~= "") then
   wrk.body = body
 else
   local id = tonumber(os.getenv("BENCH_FIRST_ID") or "1")

@@ -117,11 +117,13 @@ export interface LoadOptions {
   firstId?: number
   /** The cores wrk runs on: the load cores by default, null for no pinning. */
   cpus?: string | null
+  /** GET `path` instead of POST /plants. */
+  get?: string
 }
 
-/** Runs wrk on the load cores against POST /plants. */
-export async function runLoad ({ url, connections, seconds, token, tokensFile, body, firstId = 1, cpus = CPUS.load }: LoadOptions): Promise<Load> {
-  const command = ['wrk', '-t', String(CPUS.loadThreads), '-c', String(connections), '-d', `${seconds}s`, '-s', LUA, `${url}/plants`]
+/** Runs wrk on the load cores against POST /plants (or a GET). */
+export async function runLoad ({ url, connections, seconds, token, tokensFile, body, firstId = 1, cpus = CPUS.load, get }: LoadOptions): Promise<Load> {
+  const command = ['wrk', '-t', String(CPUS.loadThreads), '-c', String(connections), '-d', `${seconds}s`, '-s', LUA, `${url}${get ?? '/plants'}`]
   const wrk = cpus === null ? command : pinned(cpus, command)
   // `times` prints the CPU time of the shell's children: wrk's own cost.
   const child = spawn('bash', ['-c', '"$@" && times', 'bench', ...wrk], {
@@ -130,6 +132,7 @@ export async function runLoad ({ url, connections, seconds, token, tokensFile, b
       BENCH_TOKEN: token ?? '',
       BENCH_TOKENS_FILE: tokensFile ?? '',
       BENCH_LOAD_THREADS: String(CPUS.loadThreads),
+      BENCH_METHOD: get === undefined ? 'POST' : 'GET',
       ...(body === undefined ? { BENCH_FIRST_ID: String(firstId) } : { BENCH_BODY: body })
     }
   })

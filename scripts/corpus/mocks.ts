@@ -42,14 +42,16 @@ export interface StartOptions {
   script?: NodeCommand
   /** A command it runs under (the bench pins it to a core: taskset). */
   wrap?: (command: string[]) => string[]
+  /** Ours' arguments after the document (--stateless). */
+  args?: string[]
 }
 
 /** Starts a mock of `file`, timed from its spawn to its first answer (any status) on a path of the document. */
-export async function start (name: string, file: string, probe: string, { script = nodeCommandOf(root, 'mock'), wrap = (command) => command }: StartOptions = {}): Promise<Mock | undefined> {
+export async function start (name: string, file: string, probe: string, { script = nodeCommandOf(root, 'mock'), wrap = (command) => command, args: extra = [] }: StartOptions = {}): Promise<Mock | undefined> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const [[command, ...args], env] = name === 'ours'
-    ? [wrap([process.execPath, ...script.args, file]), { ...script.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }]
+    ? [wrap([process.execPath, ...script.args, file, ...extra]), { ...script.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }]
     : [wrap([process.execPath, join(CACHE, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', '-h', '127.0.0.1', '-p', String(port), file]), {}]
   let output = ''
   let peak = 0
