@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { routeList } from '../../src/openapi/routes/routes.ts'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { evaluate, type Exchange } from '../../src/openapi/verify/links.ts'
-import { reportOf } from '../../src/openapi/verify/report.ts'
+import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
 import { verify, type VerifyOptions } from '../../src/openapi/verify/verifier.ts'
 import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
 
@@ -52,6 +52,20 @@ t.test('a generated value an answer fails on is shrunk to the smallest that stil
   t.equal(shrunk.length, 1, 'one generated request kept, shrunk')
   t.equal(shrunk[0].shrunk, true)
   t.equal(JSON.parse(String(shrunk[0].request.body)).name.length, 4, 'a name of four characters: the shortest the service refuses')
+  const refusals = verification.operations.flatMap((o) => o.violations).filter((v) => v.check === 'positive_data_acceptance')
+  t.equal(refusals.length, 1, 'found by the sample and by generated values, reported once: by the shrunk request')
+})
+
+t.test('a run the time limit stops says so, and which operations it cut short', async (t) => {
+  const { url } = await startPets(t)
+  const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+  t.teardown(http.close)
+  // Every answer 30 ms late: the deadline falls while fast-check draws values, which sends nothing after it.
+  const slow = async (request: Parameters<typeof http.send>[0]) => { await new Promise((resolve) => setTimeout(resolve, 30)); return await http.send(request) }
+  const verification = await verify(structuredClone(PETS), slow, { seed: 42, credentials: { bearer: TOKEN }, generated: 1000, timeLimitMs: 1500 })
+  t.match(verification.stopped, /the time limit of 2 s|the time limit of 1 s/, 'the run says it stopped')
+  t.ok(verification.operations.some((o) => o.notes.some((note) => /^verified in part: the run reached the time limit/.test(note))), 'and the operations it cut short say so')
+  t.match(summaryOf(reportOf(verification, 'pets.yaml', url)), /Stopped at the time limit/)
 })
 
 t.test('links are followed once: what a POST added is read back by the id its answer gives', async (t) => {

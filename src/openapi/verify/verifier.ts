@@ -151,8 +151,18 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
       if (sent.kind === 'valid' && from === undefined) await follow(sent, answer)
       return judgedBy(sent, answer, from)
     }
+    // A fault is reported once: found by the example, the sample and a generated value alike, it
+    // is one violation, shown by the first request that found it, or by the shrunk one.
+    const kept = new Map<string, number>()
     const keep = (sent: Case, found: Violation[], shrunk?: boolean): void => {
-      for (const violation of found) result.violations.push({ ...violation, request: sent.request, secrets: sent.secrets, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(shrunk !== undefined && { shrunk }) })
+      for (const violation of found) {
+        const distinct = `${violation.check} ${violation.status} ${violation.detail.replace(/ \((example|sample|generated|link)\)/, '')}`
+        const at = kept.get(distinct)
+        if (at !== undefined && shrunk !== true) continue
+        const entry = { ...violation, request: sent.request, secrets: sent.secrets, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(shrunk !== undefined && { shrunk }) }
+        if (at === undefined) kept.set(distinct, result.violations.push(entry) - 1)
+        else result.violations[at] = entry
+      }
     }
     // Each link of the operation's answers followed once, from the first valid request answered with its status.
     const followed = new Set<string>()
@@ -211,6 +221,8 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
       })
       await fc.check(property, { seed: operationSeed(settings.seed, route), numRuns: settings.generated * 10, endOnFailure: false, interruptAfterTimeLimit: Math.max(1, settings.timeLimitMs - (Date.now() - started)) })
       if (failing !== undefined) keep(failing.sent, failing.violations, failing.shrunk)
+      // fast-check stops at the deadline by itself, sending nothing more: the run says it stopped, and this operation that it was cut short.
+      if (!budgetLeft()) result.notes.push(`verified in part: the run reached ${stopped}`)
     }
     const unanswered = result.sent.filter((s) => s.error !== undefined)
     if (unanswered.length > 0) result.notes.push(`${unanswered.length} of ${result.sent.length} requests got no answer (${unanswered[0].error})`)
