@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
-import { itemIn, propertiesOf, successJson, type Resource } from '../../src/openapi/mock/resources.ts'
+import { itemIn, propertiesOf, successJson, type Resource } from '../../src/openapi/routes/resources.ts'
 import { derefSchema } from '../../src/openapi/schemas/schema.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'

@@ -11,7 +11,7 @@ import { examplesOf, type Example } from '../schemas/examples.ts'
 import { writeOnlyIn } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { namedExamples } from './named-examples.ts'
-import { inferResources, type Inference } from './resources.ts'
+import { inferResources, type Inference } from '../routes/resources.ts'
 import { stateful } from './stateful.ts'
 import type { State } from './state.ts'
 

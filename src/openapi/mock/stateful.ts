@@ -10,7 +10,7 @@ import { examplesOf } from '../schemas/examples.ts'
 import { validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { itemIn, listIn, propertiesOf, successJson, successOf, type Action, type Inference, type Resource } from './resources.ts'
+import { itemIn, listIn, propertiesOf, successJson, successOf, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import type { Item, State } from './state.ts'
 
 // The mock's memory of what clients write (resources.ts says what is a resource): a create keeps

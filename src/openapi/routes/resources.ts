@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../document/document.ts'
-import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
+import type { MediaSpec, ResponseSpec, RouteSpec } from './routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 
 // The resources a document describes, inferred from its paths with no configuration: a
@@ -9,7 +9,8 @@ import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 // under a parent (/customers/{customerId}/addresses) holds each parent's items apart. The key
 // is the item's property named as the path's parameter, `id`, `{name}Id` or `{name}_id`; an
 // answer may wrap the item in an envelope ({ "data": item }, { "items": [item] }). The mock
-// remembers what clients write to these (stateful.ts); what is not one is answered as before.
+// remembers what clients write to these (mock/stateful.ts), and the verifier follows them in
+// sequences of requests (verify/sequences.ts).
 
 export type Action = 'create' | 'read' | 'list' | 'replace' | 'patch' | 'delete'
 
