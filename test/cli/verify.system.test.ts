@@ -34,7 +34,7 @@ t.test('a service that keeps its word: exit 0, a summary, a JSON report and JUni
   const ran = await run([document, url, '--seed', '3', '--report', report, '--junit', junit], { VERIFY_BEARER: TOKEN })
   t.equal(ran.status, 0, ran.stdout + ran.stderr)
   t.match(ran.stdout, /✓ not_a_server_error {10,}nothing found/)
-  t.match(ran.stdout, /3 operations verified with \d+ requests in [\d.]+ s: no violation\.\nSeed 3: --seed 3 sends the same requests again\./)
+  t.match(ran.stdout, /3 operations verified with \d+ requests in [\d.]+ s \(1 resource followed in sequences, with \d+ requests of those\): no violation\.\nSeed 3: --seed 3 sends the same requests again\./)
   t.match(ran.stderr, '3/3 operations', 'the progress line')
   const written = JSON.parse(readFileSync(report, 'utf8'))
   t.match(written, { document, baseUrl: url, seed: 3 })
@@ -51,7 +51,7 @@ t.test('a service that breaks its word: exit 1, each violation with its curl com
   const [report, junit] = [join(dir, 'report.json'), join(dir, 'junit.xml')]
   const ran = await run([document, url, '--bearer', TOKEN, '--report', report, '--junit', junit, '--exclude-checks', 'status_code_conformance'])
   t.equal(ran.status, 1)
-  t.match(ran.stdout, /GET \/pets \(listPets\)\n {2}✗ not_a_server_error: answered 500\n {4}curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/pets\?limit=\d+' -H 'authorization: Bearer '"\$VERIFY_BEARER"/)
+  t.match(ran.stdout, /GET \/pets \(listPets\)\n {2}✗ not_a_server_error \(shrunk\): answered 500\n {4}curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/pets\?limit=\d+' -H 'authorization: Bearer '"\$VERIFY_BEARER"/, 'found by the sample and by generated values: once, by the shrunk request')
   t.match(ran.stdout, /✓ status_code_conformance +nothing found/, 'a check switched off finds nothing')
   t.notMatch(ran.stdout + readFileSync(report, 'utf8') + readFileSync(junit, 'utf8'), TOKEN, 'the token is in no output and no report')
   const [violation] = JSON.parse(readFileSync(report, 'utf8')).operations[0].violations

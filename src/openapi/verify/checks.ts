@@ -15,7 +15,8 @@ import type { Case } from './cases.ts'
 // the operation does not declare is left to negative_data_rejection.) Of a valid request's: not refused for its
 // content (400, 415, 422). Of an invalid request's: refused with a 4xx. Of one sent without the
 // credentials the operation requires: not answered as if it had them. Of a request a link made
-// from a POST's or PUT's success (links.ts): not answered 404, as if nothing had been made.
+// from a POST's or PUT's success (links.ts): not answered 404, as if nothing had been made; the
+// same, and the other checks of a conversation, in the sequences of sequences.ts.
 
 export const CHECKS = [
   'not_a_server_error',
@@ -26,7 +27,11 @@ export const CHECKS = [
   'positive_data_acceptance',
   'negative_data_rejection',
   'ignored_auth',
-  'ensure_resource_availability'
+  'ensure_resource_availability',
+  // Of sequences of requests (sequences.ts).
+  'use_after_free',
+  'read_after_write',
+  'unique_keys'
 ] as const
 export type CheckName = typeof CHECKS[number]
 

@@ -1,7 +1,8 @@
 import type { Report } from './report.ts'
 
 // A report as JUnit XML, which CI systems read: the document a test suite, each operation a test
-// case, each violation a failure of it, with the curl command that shows it.
+// case, each violation a failure of it, with the curl command that shows it (a sequence's, each
+// of its requests in order).
 
 const escaped = (text: string): string => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
   // XML 1.0 takes no control character but tab, newline and carriage return.
@@ -12,7 +13,8 @@ export function junitOf (report: Report): string {
   const seconds = (report.durationMs / 1000).toFixed(3)
   const cases = report.operations.map((o) => {
     const name = escaped(`${o.method} ${o.path} (${o.operationId})`)
-    const failed = o.violations.map((v) => `      <failure type="${escaped(v.check)}" message="${escaped(`${v.check}: ${v.detail}`)}">${escaped(v.curl)}</failure>`)
+    const shown = (v: Report['operations'][number]['violations'][number]) => v.steps === undefined ? v.curl : v.steps.map((s, i) => `${i + 1}. ${s.step}: ${s.request} → ${s.status ?? 'no answer'}\n${s.curl}`).join('\n')
+    const failed = o.violations.map((v) => `      <failure type="${escaped(v.check)}" message="${escaped(`${v.check}: ${v.detail}`)}">${escaped(shown(v))}</failure>`)
     const notes = o.notes.length === 0 ? [] : [`      <system-out>${escaped(o.notes.join('\n'))}</system-out>`]
     const body = [...failed, ...notes]
     return body.length === 0 ? `    <testcase classname="${escaped(report.document)}" name="${name}"/>` : `    <testcase classname="${escaped(report.document)}" name="${name}">\n${body.join('\n')}\n    </testcase>`

@@ -3,10 +3,13 @@ import { curlOf } from './curl.ts'
 import type { OperationResult, Verification } from './verifier.ts'
 
 // What a verification found, for people (a summary: each check's count, each violation with the
-// request that shows it as a curl command) and for programs (one entry per operation, as JSON).
+// request that shows it as a curl command, or a sequence's every request in order) and for
+// programs (one entry per operation, as JSON; a sequence's requests as the violation's steps).
 // junit.ts writes it for CI systems.
 
-export interface ReportedViolation { check: string, status: number, detail: string, curl: string, shrunk?: boolean }
+/** A request of a sequence: what it did, as sent, its answer's status, and its curl command. */
+export interface ReportedStep { step: string, request: string, status?: number, curl: string }
+export interface ReportedViolation { check: string, status: number, detail: string, curl: string, shrunk?: boolean, steps?: ReportedStep[] }
 export interface ReportedOperation { method: string, path: string, operationId: string, requests: number, violations: ReportedViolation[], notes: string[] }
 export interface Report {
   document: string
@@ -15,6 +18,8 @@ export interface Report {
   requests: number
   durationMs: number
   stopped?: string
+  /** The resources followed in sequences of requests, and the requests they sent. */
+  chains: { resources: number, requests: number }
   operations: ReportedOperation[]
   /** Operations of the document no request can reach, with why. */
   leftOut: Array<{ operation: string, problem: string }>
@@ -28,12 +33,20 @@ export function reportOf (verification: Verification, document: string, baseUrl:
     requests: verification.requests,
     durationMs: verification.durationMs,
     ...(verification.stopped !== undefined && { stopped: verification.stopped }),
+    chains: verification.chains,
     operations: verification.operations.map((o: OperationResult) => ({
       method: o.method,
       path: o.path,
       operationId: o.operationId,
       requests: o.requests,
-      violations: o.violations.map((v) => ({ check: v.check, status: v.status, detail: v.detail, curl: curlOf(baseUrl, v.request, v.secrets), ...(v.shrunk !== undefined && { shrunk: v.shrunk }) })),
+      violations: o.violations.map((v) => ({
+        check: v.check,
+        status: v.status,
+        detail: v.detail,
+        curl: curlOf(baseUrl, v.request, v.secrets),
+        ...(v.shrunk !== undefined && { shrunk: v.shrunk }),
+        ...(v.steps !== undefined && { steps: v.steps.map((s) => ({ step: s.step, request: `${s.request.method} ${s.request.path}`, ...(s.status !== undefined && { status: s.status }), curl: curlOf(baseUrl, s.request, s.secrets) })) })
+      })),
       notes: o.notes
     })),
     leftOut: verification.refused.map(({ operation, problem }) => ({ operation, problem }))
@@ -48,14 +61,20 @@ export function summaryOf (report: Report): string {
   const flagged = report.operations.filter((o) => o.violations.length > 0)
   for (const operation of flagged) {
     lines.push(`${operation.method} ${operation.path} (${operation.operationId})`)
-    for (const v of operation.violations) lines.push(`  ✗ ${v.check}${v.shrunk === true ? ' (shrunk)' : ''}: ${v.detail}`, `    ${v.curl}`)
+    for (const v of operation.violations) {
+      lines.push(`  ✗ ${v.check}${v.shrunk === true ? ' (shrunk)' : ''}: ${v.detail}`)
+      // A sequence's every request, in order, each with what it was answered.
+      if (v.steps !== undefined) v.steps.forEach((s, i) => lines.push(`    ${i + 1}. ${s.step}: ${s.request} → ${s.status ?? 'no answer'}`, `       ${s.curl}`))
+      else lines.push(`    ${v.curl}`)
+    }
   }
   if (flagged.length > 0) lines.push('')
   const counts = new Map<string, number>(CHECKS.map((check) => [check, 0]))
   for (const v of report.operations.flatMap((o) => o.violations)) counts.set(v.check, (counts.get(v.check) ?? 0) + 1)
   for (const [check, count] of counts) lines.push(`${count === 0 ? '✓' : '✗'} ${check.padEnd(30)} ${count === 0 ? 'nothing found' : plural(count, 'violation')}`)
   const partial = report.operations.filter((o) => o.notes.length > 0)
-  lines.push('', `${plural(report.operations.length, 'operation')} verified with ${plural(report.requests, 'request')} in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+  const chains = report.chains.resources === 0 ? '' : ` (${plural(report.chains.resources, 'resource')} followed in sequences, with ${plural(report.chains.requests, 'request')} of those)`
+  lines.push('', `${plural(report.operations.length, 'operation')} verified with ${plural(report.requests, 'request')} in ${(report.durationMs / 1000).toFixed(1)} s${chains}: ` +
     `${flagged.length === 0 ? 'no violation' : `${plural(flagged.length, 'operation')} (${(100 * flagged.length / Math.max(1, report.operations.length)).toFixed(1)}%) with violations`}.`)
   if (partial.length > 0) lines.push(`${plural(partial.length, 'operation')} verified in part (see the notes in --report).`)
   if (report.leftOut.length > 0) lines.push(`${plural(report.leftOut.length, 'operation')} of the document left out: no request can reach ${report.leftOut.length === 1 ? 'it' : 'them'} (${report.leftOut.map((l) => l.operation).join(', ')}).`)

@@ -8,15 +8,19 @@ import { CHECKS, judge, type Answer, type CheckName, type Judge, type LinkedFrom
 import type { GivenCredentials } from './credentials.ts'
 import { DEFAULTS } from './defaults.ts'
 import { linkedValues, linksOf } from './links.ts'
+import { chainOf, sequences, type SentStep } from './sequences.ts'
 import type { HttpRequest } from './spelling.ts'
+import { inferResources } from '../routes/resources.ts'
 
 // Verifies a running service against its document: for every operation the document has, the
 // requests cases.ts makes, each answer judged by the checks of checks.ts. Bounded everywhere: in
 // requests, in time, in the operations verified at once, and in what a failure's shrinking may
 // send. A 429 with Retry-After is waited for and sent again, up to a bound, and not judged. The
 // first valid request answered with a status whose answer declares links is followed by each
-// link's request, once (links.ts), judged as its target's. It knows nothing of HTTP: a transport
-// sends (http.ts over the network; the tests' inject()).
+// link's request, once (links.ts), judged as its target's. Then each resource the document
+// describes is followed through a chain of requests, create to delete (sequences.ts), unless only
+// safe operations are sent. It knows nothing of HTTP: a transport sends (http.ts over the
+// network; the tests' inject()).
 
 /** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout). */
 export type Transport = (request: HttpRequest) => Promise<Answer>
@@ -51,7 +55,8 @@ export interface VerifyOptions {
 /** One request sent, what it was (and the exchange a link made it from) and what came back. */
 export interface Sent { kind: Case['kind'], source: Source, fault?: Fault, from?: LinkedFrom, request: HttpRequest, secrets: Case['secrets'], status?: number, error?: string }
 
-export interface FoundViolation extends Violation { request: HttpRequest, secrets: Case['secrets'], source: Source, fault?: Fault, shrunk?: boolean }
+/** A violation, the request that showed it, and for one of a sequence, every request of it in order (the last that request). */
+export interface FoundViolation extends Violation { request: HttpRequest, secrets: Case['secrets'], source: Source | 'sequence', fault?: Fault, shrunk?: boolean, steps?: SentStep[] }
 
 export interface OperationResult {
   method: string
@@ -74,6 +79,8 @@ export interface Verification {
   durationMs: number
   /** What ended the run before every operation was verified. */
   stopped?: string
+  /** The resources followed in sequences, and the requests their chains sent (shrinking too). */
+  chains: { resources: number, requests: number }
 }
 
 // Operations whose requests change nothing: what --only-safe sends.
@@ -249,7 +256,32 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, settings.concurrency) }, worker))
-  return { seed: settings.seed, operations: results, refused, requests, durationMs: Date.now() - started, ...(stopped !== undefined && { stopped }) }
+
+  // Each resource in a chain of requests, one after another, within the same bounds; its violations the operation's that did wrong.
+  const chains = { resources: 0, requests: 0 }
+  const resultOf = new Map(chosen.map((route, i) => [route, results[i]]))
+  const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => r.operations.create !== undefined && r.operations.read !== undefined)
+  let owner: OperationResult | undefined
+  const chained = sequences(doc, validators, followed, (route) => targetOf(route).plan, async (request) => {
+    chains.requests++
+    return await exchange(request, owner!)
+  }, checks, settings.seed)
+  for (const resource of followed) {
+    if (!budgetLeft()) break
+    // Its requests counted as its create's.
+    owner = resultOf.get(resource.operations.create!)!
+    const ran = await chained.run(resource, chainOf(resource))
+    if (ran === undefined) break
+    chains.resources++
+    if (ran.note !== undefined) owner.notes.push(`sequence of ${resource.item} not followed to its end: ${ran.note}`)
+    if (ran.violation === undefined) continue
+    const { check, status, detail, steps, route } = await chained.shrink(resource, { ...ran, violation: ran.violation }, { left: settings.shrinkRequests })
+    const last = steps.at(-1)!
+    const result = resultOf.get(route) ?? owner
+    result.violations.push({ check, status, detail, request: last.request, secrets: steps.flatMap((step) => step.secrets), source: 'sequence', steps, ...(steps.length < ran.violation.steps.length && { shrunk: true }) })
+    violations++
+  }
+  return { seed: settings.seed, operations: results, refused, requests, durationMs: Date.now() - started, ...(stopped !== undefined && { stopped }), chains }
 }
 
 /** A 429's Retry-After, in milliseconds: seconds, or an HTTP date. */

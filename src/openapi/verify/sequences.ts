@@ -1,0 +1,210 @@
+import { isDeepStrictEqual } from 'node:util'
+import fc from 'fast-check'
+import type { OpenApiDocument } from '../document/document.ts'
+import { itemIn, propertiesOf, successJson, type Resource } from '../routes/resources.ts'
+import type { RouteSpec } from '../routes/routes.ts'
+import { derefSchema } from '../schemas/schema.ts'
+import type { Validators } from '../schemas/validation.ts'
+import { Unbuildable, type Case, type Planner } from './cases.ts'
+import type { Answer, CheckName } from './checks.ts'
+import type { HttpRequest } from './spelling.ts'
+
+// Conversations with a service, where most of an API's defects live: for each resource the
+// document describes (routes/resources.ts, the mock's own inference), a chain of requests (create,
+// read, patch, read, replace, read, delete, read, and a second create) with the key carried from
+// the create's answer (its body, else Location), and each parent made first where the document
+// shows how. Judged by checks of their own, each firing only on what the document promises:
+// ensure_resource_availability (a created resource cannot be read), use_after_free (a deleted one
+// still can, where the read declares a 404), read_after_write (a read does not answer what a
+// create, change or replace wrote, where the read's schema takes the value as written) and
+// unique_keys (two creates given one key the server chose). A failing chain is shrunk to the
+// fewest steps that still fail the same check, each step sent again from a fresh create.
+
+type Step = 'create' | 'create again' | 'read' | 'patch' | 'replace' | 'delete'
+/** A request of a chain, as sent, and its answer's status. */
+export interface SentStep { step: Step, route: RouteSpec, request: HttpRequest, secrets: Case['secrets'], status?: number }
+export interface SequenceViolation { check: CheckName, status: number, detail: string, steps: SentStep[], route: RouteSpec }
+
+/** Sends a request of a chain; undefined when the run's bounds are spent, an Error when nothing came back. */
+export type ChainExchange = (request: HttpRequest) => Promise<Answer | Error | undefined>
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+const json = (answer: Answer): unknown => { try { return JSON.parse(answer.body.toString('utf8')) } catch { return undefined } }
+const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
+
+/** Whether `read` holds what was written: an object's every member, whatever the server added beside them; anything else, equal. */
+function holds (read: unknown, written: unknown): boolean {
+  if (!isObject(written)) return isDeepStrictEqual(read, written)
+  return isObject(read) && Object.entries(written).every(([name, value]) => holds(read[name], value))
+}
+
+/**
+ * What a read's item holds otherwise than `sent` wrote: each property the read declares and takes
+ * as sent (a string sent where an object is read cannot come back as sent), the server's own
+ * (readOnly), the writeOnly ones and the key aside; an object read may hold more than was written.
+ */
+export function unwritten (doc: OpenApiDocument, validators: Validators, schema: unknown, key: string, sent: unknown, read: unknown): string[] {
+  if (!isObject(sent)) return []
+  const declared = propertiesOf(doc, schema)
+  return Object.entries(sent).filter(([name, value]) => {
+    const property = derefSchema(doc, declared[name])
+    return name !== key && property !== undefined && property.readOnly !== true && property.writeOnly !== true && validators.response(property)(value) && !holds((read as any)?.[name], value)
+  }).map(([name, value]) => `${name}: written ${JSON.stringify(value)?.slice(0, 60)}, read ${JSON.stringify((read as any)?.[name])?.slice(0, 60)}`)
+}
+
+/** The chain of steps a resource can take, in order: what its operations allow. */
+export function chainOf (resource: Resource): Step[] {
+  const { operations: has } = resource
+  const steps: Step[] = ['create', 'create again', 'read']
+  if (has.patch !== undefined) steps.push('patch', 'read')
+  if (has.replace !== undefined) steps.push('replace', 'read')
+  if (has.delete !== undefined) steps.push('delete', 'read')
+  return steps
+}
+
+/** Runs chains of one document: each resource's, and its shrinking. */
+export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number) {
+  const byItem = new Map(resources.map((resource) => [resource.item, resource]))
+  const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => {
+    const media = successJson(route)?.media
+    const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+    const item = place?.envelope.reduce<any>((at, name) => at?.[name], json(answer))
+    const location = answer.headers.location?.split('?')[0].split('/').filter((segment) => segment !== '').at(-1)
+    return item?.[resource.property] ?? (location === undefined ? undefined : decodeURIComponent(location)) ?? (sent.values.body as any)?.[resource.property]
+  }
+  /** The read's item, where its answer carries one. */
+  const itemOf = (resource: Resource, answer: Answer): unknown => {
+    const media = successJson(resource.operations.read)?.media
+    const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+    return place?.envelope.reduce<any>((at, name) => at?.[name], json(answer))
+  }
+  const readSchema = (resource: Resource): unknown => {
+    const media = successJson(resource.operations.read)?.media
+    return media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)?.schema
+  }
+  const declares404 = (route: RouteSpec | undefined): boolean => route?.responses.some((r) => ['404', '410', '4XX'].includes(r.status)) === true
+
+  /**
+   * A request of `route` with these path values (by name) and, for a write, a valid body: one that
+   * changes something of `current` where it can (a change to what is there already shows nothing),
+   * from the document's example, its sample, or values drawn from its schema.
+   */
+  const requestOf = (route: RouteSpec, path: Record<string, unknown>, withBody: boolean, current?: unknown): Case | Error => {
+    const plan = planOf(route)
+    let body: { value: unknown } | undefined
+    if (withBody) {
+      try {
+        const drawn = plan.generated()
+        const bodies = [
+          ...plan.fixed().filter((c) => c.kind === 'valid').map((c) => c.values.body),
+          ...drawn === undefined ? [] : fc.sample(drawn.values, { seed, numRuns: 20 }).map((values) => drawn.request(values)?.values.body).filter((value) => value !== undefined)
+        ]
+        const changes = (value: unknown) => !isObject(current) || !isObject(value) || Object.entries(value).some(([name, inner]) => !isDeepStrictEqual(current[name], inner))
+        if (bodies.length > 0) body = { value: bodies.find(changes) ?? bodies[0] }
+      } catch (err) {
+        if (!(err instanceof Unbuildable)) throw err
+        return err
+      }
+    }
+    const given = new Map<number, unknown>()
+    plan.parameters.forEach((p, i) => { if (p.in === 'path' && p.name in path) given.set(i, path[p.name]) })
+    try {
+      return plan.linked({ parameters: given, ...(body !== undefined && { body }) })
+    } catch (err) {
+      if (!(err instanceof Unbuildable)) throw err
+      return err
+    }
+  }
+
+  interface Ran { violation?: SequenceViolation, note?: string, sent: SentStep[], key?: unknown, steps: Step[] }
+
+  /**
+   * Runs `steps` of the resource's chain from a fresh create, its parents made first: the first
+   * violation, with every request that led to it, and the steps of the chain up to it; or why the
+   * chain could not go on (a note); undefined when the run's bounds ran out.
+   */
+  const run = async (resource: Resource, steps: Step[], depth = 0): Promise<Ran | undefined> => {
+    const sent: SentStep[] = []
+    // Each parent that is a resource itself (/customers/{customerId} of /customers/{customerId}/addresses) made first.
+    const path: Record<string, unknown> = {}
+    const segments = resource.item.split('/')
+    for (const parent of resource.parents) {
+      const owner = byItem.get(segments.slice(0, segments.indexOf(`{${parent}}`) + 1).join('/'))
+      if (owner === undefined || depth > 3) continue
+      const made = await run(owner, ['create'], depth + 1)
+      if (made === undefined) return undefined
+      sent.push(...made.sent)
+      if (made.key === undefined) return { note: `its parent, ${owner.name}, could not be made: ${made.note ?? 'no key'}`, sent, steps }
+      path[parent] = made.key
+    }
+    let key: unknown
+    let written: { body: unknown, by: RouteSpec } | undefined
+    let deleted = false
+    for (const [index, step] of steps.entries()) {
+      const route = step === 'create again' ? resource.operations.create! : resource.operations[step]!
+      const made = requestOf(route, step === 'create' || step === 'create again' ? path : { ...path, [resource.parameter]: key }, step !== 'read' && step !== 'delete', step === 'create again' ? undefined : written?.body)
+      const upTo = steps.slice(0, index + 1)
+      if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, sent, steps: upTo }
+      const answer = await send(made.request)
+      if (answer === undefined) return undefined
+      const record: SentStep = { step, route, request: made.request, secrets: made.secrets }
+      sent.push(record)
+      if (answer instanceof Error) return { note: `${step}: no answer (${answer.message})`, sent, steps: upTo }
+      record.status = answer.status
+      const stop = (note: string): Ran => ({ note, sent, key, steps: upTo })
+      // A violation, where its check is on: the create's for what a create did, the writer's for what a read lost, the delete's for what it left.
+      const fail = (check: CheckName, detail: string, by: RouteSpec): Ran | undefined =>
+        enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, sent, key, steps: upTo } : undefined
+      if (step === 'create' || step === 'create again') {
+        if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
+        const given = keyOf(resource, route, answer, made)
+        if (given === undefined) return stop('the create\'s answer carries no key (no item in its body, no Location)')
+        if (step === 'create') {
+          key = given
+          written = { body: made.values.body, by: route }
+        } else if (isDeepStrictEqual(given, key) && !(isObject(made.values.body) && resource.property in made.values.body)) {
+          // Only a key the server chose: two creates of the key a client gives may well be one.
+          const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
+          if (found !== undefined) return found
+        }
+        continue
+      }
+      if (step === 'read') {
+        if (deleted) {
+          const removal = [...sent].reverse().find((s) => s.step === 'delete')!
+          const found = ok(answer) && declares404(route) ? fail('use_after_free', `${resource.name} ${JSON.stringify(key)} deleted (${removal.status}), and read all the same (${answer.status}); the read declares 404`, removal.route) : undefined
+          if (found !== undefined) return found
+          continue
+        }
+        if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, resource.operations.create ?? route) ?? stop(`read: answered ${answer.status}`)
+        if (!ok(answer)) return stop(`read: answered ${answer.status}`)
+        const differs = unwritten(doc, validators, readSchema(resource), resource.property, written?.body, itemOf(resource, answer))
+        const found = differs.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} wrote what the read does not answer: ${differs.join('; ')}`, written!.by) : undefined
+        if (found !== undefined) return found
+        continue
+      }
+      if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
+      if (step === 'delete') deleted = true
+      // What a read answers next: a patch's properties over what was there; a replace's whole body.
+      else written = { body: step === 'patch' && isObject(made.values.body) && isObject(written?.body) ? { ...written.body, ...made.values.body } : made.values.body, by: route }
+    }
+    return { sent, key, steps }
+  }
+
+  /** The fewest steps that still fail the same check: each step but the first create left out in turn, and kept out while the check still fails; within `budget` requests. */
+  const shrink = async (resource: Resource, failing: Ran & { violation: SequenceViolation }, budget: { left: number }): Promise<SequenceViolation> => {
+    let { steps, violation: best } = failing
+    for (let i = steps.length - 2; i >= 1 && budget.left > 0; i--) {
+      const candidate = [...steps.slice(0, i), ...steps.slice(i + 1)]
+      const again = await run(resource, candidate)
+      budget.left -= again?.sent.length ?? budget.left
+      if (again?.violation?.check === best.check) {
+        steps = again.steps
+        best = again.violation
+      }
+    }
+    return best
+  }
+
+  return { run, shrink }
+}

@@ -1,0 +1,144 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { Test } from 'tap'
+
+// A service written by hand on node:http, nothing of the engine in it, whose document (THINGS)
+// declares no links: things created, read, patched, replaced and deleted, and books on shelves (a
+// book refused with 404 on a shelf that is not there). Kept to its word unless told to break it
+// in one way between requests (a SequenceFault): the verifier's sequences must name each.
+
+const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false }
+const write = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false }
+const change = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false, minProperties: 1 }
+const book = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, title: { type: 'string', minLength: 1 } } }
+const shelf = { type: 'object', required: ['id', 'room'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, room: { type: 'string', minLength: 1 } } }
+const error = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } }
+const json = (schema: unknown) => ({ content: { 'application/json': { schema } } })
+const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'integer', minimum: 1 } })
+const notFound = { description: 'not there', ...json(error) }
+const bad = { description: 'bad request', ...json(error) }
+const unsupported = { description: 'not JSON', ...json(error) }
+
+export const THINGS = {
+  openapi: '3.1.0',
+  info: { title: 'Things', version: '1.0.0' },
+  paths: {
+    '/things': { post: { operationId: 'addThing', requestBody: { required: true, ...json(write) }, responses: { 201: { description: 'added', headers: { Location: { schema: { type: 'string' } } }, ...json(thing) }, 400: bad, 415: unsupported } } },
+    '/things/{id}': {
+      parameters: [id('id')],
+      get: { operationId: 'getThing', responses: { 200: { description: 'the thing', ...json(thing) }, 400: bad, 404: notFound } },
+      patch: { operationId: 'changeThing', requestBody: { required: true, ...json(change) }, responses: { 200: { description: 'changed', ...json(thing) }, 400: bad, 404: notFound, 415: unsupported } },
+      put: { operationId: 'replaceThing', requestBody: { required: true, ...json(write) }, responses: { 200: { description: 'replaced', ...json(thing) }, 201: { description: 'made', ...json(thing) }, 400: bad, 415: unsupported } },
+      delete: { operationId: 'deleteThing', responses: { 204: { description: 'deleted' }, 400: bad, 404: notFound } }
+    },
+    '/shelves': { post: { operationId: 'addShelf', requestBody: { required: true, ...json({ type: 'object', required: ['room'], properties: { room: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'added', ...json(shelf) }, 400: bad, 415: unsupported } } },
+    '/shelves/{shelfId}': { get: { operationId: 'getShelf', parameters: [id('shelfId')], responses: { 200: { description: 'the shelf', ...json(shelf) }, 400: bad, 404: notFound } } },
+    '/shelves/{shelfId}/books': { post: { operationId: 'addBook', parameters: [id('shelfId')], requestBody: { required: true, ...json({ type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'added', ...json(book) }, 400: bad, 404: notFound, 415: unsupported } } },
+    '/shelves/{shelfId}/books/{bookId}': { get: { operationId: 'getBook', parameters: [id('shelfId'), id('bookId')], responses: { 200: { description: 'the book', ...json(book) }, 400: bad, 404: notFound } } }
+  }
+}
+
+/** One way the service breaks its word between requests; the check that must name it, and the shortest sequence that shows it. */
+export const SEQUENCE_FAULTS = {
+  'a created thing cannot be read': { check: 'ensure_resource_availability', steps: ['create', 'read'] },
+  'a deleted thing still read': { check: 'use_after_free', steps: ['create', 'delete', 'read'] },
+  'a change answered and lost': { check: 'read_after_write', steps: ['create', 'patch', 'read'] },
+  'two things given one id': { check: 'unique_keys', steps: ['create', 'create again'] },
+  'a PUT answered 201 that keeps nothing': { check: 'read_after_write', steps: ['create', 'replace', 'read'] }
+} as const
+export type SequenceFault = keyof typeof SEQUENCE_FAULTS
+
+function answer (res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, body === undefined ? headers : { 'content-type': 'application/json', ...headers })
+  res.end(body === undefined ? undefined : JSON.stringify(body))
+}
+
+const valid = (body: any, whole: boolean): boolean => body !== null && typeof body === 'object' && !Array.isArray(body) &&
+  Object.keys(body).every((k) => k === 'name' || k === 'colour') && (whole ? typeof body.name === 'string' : Object.keys(body).length > 0) &&
+  (body.name === undefined || (typeof body.name === 'string' && body.name.length >= 1 && body.name.length <= 20)) &&
+  (body.colour === undefined || ['red', 'green', 'blue'].includes(body.colour))
+
+/** The service on a free port of 127.0.0.1, closed when the test ends. */
+export async function startThings (t: Test, fault?: SequenceFault): Promise<{ url: string }> {
+  // By the id as the path spells it: any positive integer the document allows, however long.
+  const things = new Map<string, { id: number, name: string, colour?: string }>()
+  const shelves = new Map<string, { id: number, room: string, books: Map<string, { id: number, title: string }> }>()
+  let next = 1
+  const handle = (req: IncomingMessage, res: ServerResponse, text: string): void => {
+    const url = new URL(req.url!, 'http://things')
+    let body: any
+    if (['POST', 'PUT', 'PATCH'].includes(req.method!) && !/^application\/json\b/.test(req.headers['content-type'] ?? '')) return answer(res, 415, { message: 'send JSON' })
+    if (text !== '') {
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return answer(res, 400, { message: 'not JSON' })
+      }
+    }
+    const parts = url.pathname.split('/').slice(1)
+    const number = (text: string | undefined) => /^[1-9]\d*$/.test(text ?? '') ? text : undefined
+    if (parts[0] === 'things') {
+      if (parts.length === 1 && req.method === 'POST') {
+        if (!valid(body, true)) return answer(res, 400, { message: 'a name of 1 to 20 characters, a colour of red, green or blue' })
+        const made = { id: fault === 'two things given one id' ? 1 : next++, name: body.name, ...(body.colour !== undefined && { colour: body.colour }) }
+        if (fault !== 'a created thing cannot be read') things.set(String(made.id), made)
+        return answer(res, 201, made, { location: `/things/${made.id}` })
+      }
+      const key = number(parts[1])
+      if (parts.length !== 2 || key === undefined) return answer(res, 400, { message: 'an id is a positive integer' })
+      const there = things.get(key)
+      if (req.method === 'GET') return there === undefined ? answer(res, 404, { message: 'no such thing' }) : answer(res, 200, there)
+      if (req.method === 'PATCH') {
+        if (!valid(body, false)) return answer(res, 400, { message: 'name or colour' })
+        if (there === undefined) return answer(res, 404, { message: 'no such thing' })
+        const changed = { ...there, ...body }
+        if (fault !== 'a change answered and lost') things.set(key, changed)
+        return answer(res, 200, changed)
+      }
+      if (req.method === 'PUT') {
+        if (!valid(body, true)) return answer(res, 400, { message: 'a name of 1 to 20 characters, a colour of red, green or blue' })
+        const replaced = { id: Number(key), name: body.name, ...(body.colour !== undefined && { colour: body.colour }) }
+        if (fault === 'a PUT answered 201 that keeps nothing') return answer(res, 201, replaced)
+        things.set(key, replaced)
+        return answer(res, there === undefined ? 201 : 200, replaced)
+      }
+      if (req.method === 'DELETE') {
+        if (there === undefined) return answer(res, 404, { message: 'no such thing' })
+        if (fault !== 'a deleted thing still read') things.delete(key)
+        return answer(res, 204)
+      }
+    }
+    if (parts[0] === 'shelves') {
+      if (parts.length === 1 && req.method === 'POST') {
+        if (typeof body?.room !== 'string' || body.room === '') return answer(res, 400, { message: 'a room' })
+        const made = { id: next++, room: body.room, books: new Map() }
+        shelves.set(String(made.id), made)
+        return answer(res, 201, { id: made.id, room: made.room })
+      }
+      const key = number(parts[1])
+      if (key === undefined) return answer(res, 400, { message: 'an id is a positive integer' })
+      const there = shelves.get(key)
+      if (parts.length === 2 && req.method === 'GET') return there === undefined ? answer(res, 404, { message: 'no such shelf' }) : answer(res, 200, { id: there.id, room: there.room })
+      if (parts[2] === 'books') {
+        if (there === undefined) return answer(res, 404, { message: 'no such shelf' })
+        if (parts.length === 3 && req.method === 'POST') {
+          if (typeof body?.title !== 'string' || body.title === '') return answer(res, 400, { message: 'a title' })
+          const made = { id: next++, title: body.title }
+          there.books.set(String(made.id), made)
+          return answer(res, 201, made)
+        }
+        const bookId = number(parts[3])
+        if (bookId === undefined) return answer(res, 400, { message: 'an id is a positive integer' })
+        const one = there.books.get(bookId)
+        return one === undefined ? answer(res, 404, { message: 'no such book' }) : answer(res, 200, one)
+      }
+    }
+    answer(res, 404, { message: 'no such path' })
+  }
+  const server = createServer((req, res) => {
+    let text = ''
+    req.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => handle(req, res, text))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` }
+}

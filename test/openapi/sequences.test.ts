@@ -1,0 +1,54 @@
+import t, { type Test } from 'tap'
+import { buildMock } from '../../src/cli/mock-app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { httpTransport } from '../../src/openapi/verify/http.ts'
+import { junitOf } from '../../src/openapi/verify/junit.ts'
+import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
+import { verify } from '../../src/openapi/verify/verifier.ts'
+import { injectTransport } from '../helpers/inject-transport.ts'
+import { SEQUENCE_FAULTS, startThings, THINGS, type SequenceFault } from '../helpers/things-service.ts'
+
+// The verifier's sequences (openapi/verify/sequences.ts) against a service written by hand whose
+// document declares no links (test/helpers/things-service.ts), over real HTTP: kept to its word,
+// nothing found, books made on a shelf made first; broken between requests in one way, the
+// check for that way names it, shrunk to its shortest sequence, each step with its curl.
+
+async function verified (t: Test, fault?: SequenceFault) {
+  const { url } = await startThings(t, fault)
+  const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+  t.teardown(http.close)
+  const verification = await verify(structuredClone(THINGS), http.send, { seed: 7 })
+  return { verification, report: reportOf(verification, 'things.yaml', url) }
+}
+
+t.test('a service that keeps its word between requests: every chain followed, nothing found', async (t) => {
+  const { verification, report } = await verified(t)
+  t.same(report.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'no violation')
+  t.equal(verification.chains.resources, 3, 'things, shelves and books followed')
+  t.ok(verification.chains.requests >= 9 + 2 + 4, `${verification.chains.requests} requests in chains`)
+  t.same(report.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence'))), [], 'each chain to its end: the book on a shelf made first')
+})
+
+t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(THINGS) }, 'things.yaml')
+  t.teardown(() => app.close())
+  const verification = await verify(document, injectTransport(app), { seed: 7 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [])
+  t.equal(verification.chains.resources, 3)
+})
+
+for (const [fault, { check, steps }] of Object.entries(SEQUENCE_FAULTS) as Array<[SequenceFault, typeof SEQUENCE_FAULTS[SequenceFault]]>) {
+  t.test(`${fault}: found by ${check}, shrunk to ${steps.join(', ')}`, async (t) => {
+    const { report } = await verified(t, fault)
+    const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
+    const named = found.filter((v) => v.check === check)
+    t.equal(named.length, 1, `${check} names it once: ${JSON.stringify(found.map((v) => `${v.operation} ${v.check}: ${v.detail}`))}`)
+    t.same(named[0]?.steps?.map((s) => s.step), steps, 'the shortest sequence that fails')
+    for (const step of named[0]?.steps ?? []) t.match(step.curl, /^curl -sS -i -X (GET|POST|PATCH|PUT|DELETE) 'http:\/\/127\.0\.0\.1:\d+\/things/, `${step.step}: its curl`)
+    const summary = summaryOf(report)
+    t.match(summary, new RegExp(`✗ ${check}`))
+    t.match(summary, /1\. create: POST \/things → 201/, 'the steps in the terminal')
+    t.match(junitOf(report), /1\. create: POST \/things → 201/, 'and in JUnit')
+    t.same(found.filter((v) => v.check !== check).map((v) => v.check), [], 'nothing else')
+  })
+}
