@@ -303,3 +303,16 @@ t.test('an example named default pairs nothing: converters give that name to lon
   t.equal(gbp.statusCode, 200, 'not the 400 whose example is also named default')
   t.same((await app.inject({ url: '/rates/JPY' })).json(), { rate: 151.3 }, 'a name that pairs still does')
 })
+
+t.test('a create that takes no body makes an item of the server\'s values alone', async (t) => {
+  const document = structuredClone(shop) as any
+  document.paths['/tokens'] = { post: { responses: { 201: { description: 'made', content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } } } } } }
+  document.paths['/tokens/{token}'] = { get: { parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'a token', content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } } }, 404: { description: 'none' } } } }
+  document.components.schemas.Token = { type: 'object', properties: { token: { type: 'string' }, created_at: { type: 'string' } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const first = (await app.inject({ method: 'POST', url: '/tokens' })).json()
+  const second = (await app.inject({ method: 'POST', url: '/tokens' })).json()
+  t.not(first.token, second.token, `two keys (${first.token}, ${second.token})`)
+  t.same((await app.inject({ url: `/tokens/${second.token}` })).json(), second, 'read back')
+})
