@@ -146,3 +146,21 @@ t.test('only to the base URL: a path that would leave it is not sent, a redirect
   t.equal(redirected.status, 302, 'the redirect is the answer')
   t.same(hits, ['/api/pets'], 'one request, under the base path; none to /admin, none to where the redirect points')
 })
+
+t.test('a required query parameter that is also the operation\'s API key is not left out as a fault: its credentials would send it all the same', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  // As SoundCloud's GET /connect: client_id a required parameter, and the ClientId scheme's key.
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Connect', version: '1.0.0' },
+    components: { securitySchemes: { ClientId: { type: 'apiKey', in: 'query', name: 'client_id' } } },
+    paths: { '/connect': { get: { security: [{ ClientId: [] }], parameters: [{ name: 'client_id', in: 'query', required: true, schema: { type: 'string' } }, { name: 'state', in: 'query', required: true, schema: { type: 'string' } }], responses: { 302: { description: 'to the login' }, 400: { description: 'bad' }, 401: { description: 'no key' } } } } }
+  }
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'connect.json')
+  t.teardown(() => app.close())
+  const verification = await verify(served, injectTransport(app), { seed: 1 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [])
+  t.ok(verification.operations[0].sent.some((s) => s.fault === 'required query parameter missing' && !/[?&]state=/.test(s.request.path)), 'the other required parameter left out instead')
+})

@@ -116,6 +116,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     }
   }
 
+  // The query parameters the operation's credentials are sent as (an API key in the query may be a declared parameter too).
+  const credentialNames = new Set(credentialsFor(doc, route, given).query.map((pair) => decodeURIComponent(pair.split('=')[0])))
   const build = (values: Values, source: Source, fault?: Fault, omit?: ParameterSpec): Case => {
     const credentials = fault === 'no credentials' ? { headers: {}, query: [], cookies: [], secrets: [] } : credentialsFor(doc, route, given)
     let path = route.path
@@ -124,7 +126,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const cookies: string[] = []
     parameters.forEach((p, i) => {
       const value = values.parameters[i]
-      if (value === undefined || p === omit) return
+      // Without credentials means without the parameter that carries one too.
+      if (value === undefined || p === omit || (fault === 'no credentials' && p.in === 'query' && credentialNames.has(p.name))) return
       if (p.in === 'path') path = path.replace(`{${p.name}}`, spelled(p, value, encodeURIComponent))
       else if (p.in === 'query') query.push(...queryPairs(p, value))
       else if (p.in === 'header') headers[p.name] = spelled(p, value, (s) => s)
@@ -190,7 +193,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
         .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !valid(schema, broken))
       if (wrong !== undefined) cases.push(build({ ...base, body: wrong }, 'sample', 'body property of the wrong type'))
     }
-    const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode))
+    // Not one its credentials send too (SoundCloud's client_id is a required parameter and an API key): left out, it would be sent all the same.
+    const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode) && !credentialNames.has(p.name))
     if (query !== undefined) cases.push(build(base, 'sample', 'required query parameter missing', query))
     const header = parameters.find((p) => p.in === 'header' && p.required)
     if (header !== undefined) cases.push(build(base, 'sample', 'required header missing', header))

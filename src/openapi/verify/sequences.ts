@@ -32,8 +32,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 const json = (answer: Answer): unknown => { try { return JSON.parse(answer.body.toString('utf8')) } catch { return undefined } }
 const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
 
-/** Whether `read` holds what was written: an object's every member, whatever the server added beside them; anything else, equal. */
+/** Whether `read` holds what was written: an object's every member, whatever the server added beside them; a list's every item so; anything else, equal. */
 function holds (read: unknown, written: unknown): boolean {
+  if (Array.isArray(written)) return Array.isArray(read) && read.length === written.length && written.every((value, i) => holds(read[i], value))
   if (!isObject(written)) return isDeepStrictEqual(read, written)
   return isObject(read) && Object.entries(written).every(([name, value]) => holds(read[name], value))
 }
