@@ -206,3 +206,14 @@ t.test('an error declared in */* with a schema problem details do not satisfy is
   t.match(refused.headers['content-type'], /^application\/json/, 'a range answered in JSON, not problem+json')
   t.same(refused.json(), error.example, 'the schema\'s example: problem details would lack its category')
 })
+
+t.test('a list whose items no value satisfies is answered empty, which its schema takes', async (t) => {
+  // As OpenFIGI's mapping answer: a list of a oneOf whose two branches take the same objects.
+  const result = { oneOf: [{ type: 'object', properties: { data: { type: 'array', items: { type: 'object' } } } }, { type: 'object', properties: { warning: { type: 'string' } } }] }
+  const document = { openapi: '3.0.0', info: { title: 'Mapping', version: '1.0.0' }, paths: { '/mapping': { post: { requestBody: { content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } }, responses: { 200: { description: 'results', content: { 'application/json': { schema: { type: 'array', items: result } } } } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'mapping.json')
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/mapping', payload: [{}] })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), [])
+})

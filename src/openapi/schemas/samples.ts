@@ -165,5 +165,7 @@ export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefine
       if (good !== undefined) return { value: good, valid: true }
     } catch {}
   }
+  // A list whose items no value satisfies (OpenFIGI's, a oneOf of branches that take the same objects) still takes none.
+  if (!xml && validate([])) return { value: [], valid: true }
   return first === undefined ? undefined : { value: first, valid: false }
 }
