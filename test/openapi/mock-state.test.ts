@@ -63,7 +63,9 @@ t.test('a create answers what was written, a read reads it back, a list lists it
   const listed = await app.inject({ url: '/orders' })
   t.same(listed.json().items.map((o: any) => o.id), [1, order.id, second.id], 'a list holds what was created, in its envelope')
   t.equal(valid('GET', '/orders', 200, listed.json()), true)
-  t.same((await app.inject({ url: '/orders?limit=2' })).json().items.length, 2, 'a declared limit is honoured')
+  const limited = (await app.inject({ url: '/orders?limit=2' })).json()
+  t.equal(limited.items.length, 2, 'a declared limit is honoured')
+  t.equal(limited.total, 3, 'the envelope\'s total counts them all')
 
   const merged = await app.inject({ method: 'PATCH', url: `/orders/${order.id}`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { quantity: 5, note: 'by the window' } })
   t.match(merged.json(), { id: order.id, item: 'Monstera', quantity: 5, note: 'by the window', createdAt: order.createdAt }, 'a merge patch changes what it names')

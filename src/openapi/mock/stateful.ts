@@ -35,6 +35,7 @@ type Value = Record<string, unknown>
 
 // Enough for an item a few dozen properties away from its answer's schema; each round is one small validation, once per item and schema.
 const MENDING_ROUNDS = 64
+const COUNTS = ['total', 'count', 'totalCount', 'total_count']
 const LIMITS = new Set(['limit', 'per_page', 'perpage', 'page_size', 'pagesize', 'size', 'max', 'top', 'first', 'count'])
 const isObject = (value: unknown): value is Value => value !== null && typeof value === 'object' && !Array.isArray(value)
 
@@ -224,9 +225,11 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const max = Math.min(limit ?? Infinity, typeof listed.array.maxItems === 'number' ? listed.array.maxItems : Infinity)
       const sample = () => listed.envelope.reduce<any>((at, name) => at?.[name], tools.sampled(route, response, media))?.[0]
       const validate = schemaCheck(listed.items)
-      const values = [...collectionOf(resource, params as Value).items.values()].slice(0, max)
-        .map((item) => shaped(item, listed.items, place, sample, validate)?.value).filter((value) => value !== undefined)
+      const all = [...collectionOf(resource, params as Value).items.values()]
+      const values = all.slice(0, max).map((item) => shaped(item, listed.items, place, sample, validate)?.value).filter((value) => value !== undefined)
       const body = wrap(listed.envelope, values, tools.sampled(route, response, media))
+      // An envelope's count says how many there are, where it is a number its schema takes.
+      if (isObject(body)) for (const name of COUNTS) if (typeof body[name] === 'number') body[name] = all.length
       if (!tools.validatorOf(media)(body)) return undefined
       return { status: statusOf(response), body: JSON.stringify(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
     },
