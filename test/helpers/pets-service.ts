@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Test } from 'tap'
+import { answer, serveText } from './hand-served.ts'
 
 // A small service written by hand on node:http, with nothing of the engine in it, that keeps the
 // word of its document (PETS) unless it is told to break it in one way (a Fault): the verifier's
@@ -70,11 +71,6 @@ export const FAULTS = {
 } as const
 export type Fault = keyof typeof FAULTS
 
-function answer (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers })
-  res.end(JSON.stringify(body))
-}
-
 /** The service on a free port of 127.0.0.1, closed when the test ends; every request it took, in `requests`. */
 export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): Promise<{ url: string, requests: Array<{ method: string, url: string }> }> {
   const stored = new Map<number, Record<string, unknown>>([[1, { id: 1, name: 'Rex', tag: 'dog' }]])
@@ -128,11 +124,5 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
     }
     answer(res, 404, { message: 'no such path' })
   }
-  const server = createServer((req, res) => {
-    let text = ''
-    req.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => handle(req, res, text))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => server.close(resolve)))
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, requests }
+  return { url: await serveText(t, handle), requests }
 }

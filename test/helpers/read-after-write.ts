@@ -1,16 +1,14 @@
-import { isDeepStrictEqual } from 'node:util'
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
-import { itemIn, propertiesOf, successJson, type Resource } from '../../src/openapi/routes/resources.ts'
-import { derefSchema } from '../../src/openapi/schemas/schema.ts'
+import { itemIn, successJson, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'
+import { unwritten } from '../../src/openapi/verify/sequences.ts'
 
 // A client's first use of a stateful mock: a create of a resource, made as the verifier makes a
 // valid request (verify/cases.ts), then a read of what it answered; whether the read answers what
-// was written (each property the request sent that the read's item declares, and takes as sent,
-// the server's own, the writeOnly ones and the key aside: the key is what the read found it by,
-// and the server's to give where the client's is none a path can carry). For the tests and npm run corpus:remembered.
+// was written, as the verifier's read_after_write judges it (verify/sequences.ts). For the tests
+// and npm run corpus:remembered.
 
 export type Outcome = 'read back' | 'read differs' | 'read not answered 2xx' | 'create not answered 2xx' | 'no key in the create\'s answer' | 'no valid create could be made'
 type Inject = Awaited<ReturnType<typeof buildMock>>['app']['inject']
@@ -43,11 +41,7 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const readPlace = readMedia?.schema === undefined ? undefined : itemIn(doc, readMedia.schema, resource.parameter, resource.name)
   if (readPlace === undefined || sent === null || typeof sent !== 'object') return { outcome: 'read back' }
   const readItem = readPlace.envelope.reduce<any>((at, name) => at?.[name], got.json())
-  const declared = propertiesOf(doc, readPlace.schema)
-  // A property the read declares otherwise (a string sent, an object read) cannot be read back as sent: not counted.
-  const differs = Object.entries(sent).filter(([name, value]) => {
-    const schema = derefSchema(doc, declared[name])
-    return name !== resource.property && schema !== undefined && schema.readOnly !== true && schema.writeOnly !== true && validators.response(schema)(value) && !isDeepStrictEqual(readItem?.[name], value)
-  })
-  return differs.length === 0 ? { outcome: 'read back' } : { outcome: 'read differs', detail: differs.map(([name, value]) => `${name}: sent ${JSON.stringify(value)?.slice(0, 60)}, read ${JSON.stringify(readItem?.[name])?.slice(0, 60)}`).join('; ') }
+  // As the verifier's read_after_write judges it.
+  const differs = unwritten(doc, validators, readPlace.schema, resource.property, sent, readItem)
+  return differs.length === 0 ? { outcome: 'read back' } : { outcome: 'read differs', detail: differs.join('; ') }
 }

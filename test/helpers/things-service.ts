@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Test } from 'tap'
+import { answer, serveText } from './hand-served.ts'
 
 // A service written by hand on node:http, nothing of the engine in it, whose document (THINGS)
 // declares no links: things created, read, patched, replaced and deleted, and books on shelves (a
@@ -46,11 +47,6 @@ export const SEQUENCE_FAULTS = {
   'a PUT answered 201 that keeps nothing': { check: 'read_after_write', steps: ['create', 'replace', 'read'] }
 } as const
 export type SequenceFault = keyof typeof SEQUENCE_FAULTS
-
-function answer (res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, body === undefined ? headers : { 'content-type': 'application/json', ...headers })
-  res.end(body === undefined ? undefined : JSON.stringify(body))
-}
 
 const valid = (body: any, whole: boolean): boolean => body !== null && typeof body === 'object' && !Array.isArray(body) &&
   Object.keys(body).every((k) => k === 'name' || k === 'colour') && (whole ? typeof body.name === 'string' : Object.keys(body).length > 0) &&
@@ -134,11 +130,5 @@ export async function startThings (t: Test, fault?: SequenceFault): Promise<{ ur
     }
     answer(res, 404, { message: 'no such path' })
   }
-  const server = createServer((req, res) => {
-    let text = ''
-    req.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => handle(req, res, text))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => server.close(resolve)))
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` }
+  return { url: await serveText(t, handle) }
 }
