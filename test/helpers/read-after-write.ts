@@ -1,6 +1,6 @@
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
-import { itemIn, successJson, type Resource } from '../../src/openapi/routes/resources.ts'
+import { itemIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'
 import { unwritten } from '../../src/openapi/verify/sequences.ts'
@@ -26,7 +26,7 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const media = successJson(create)?.media
   const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
   const answered = (() => { try { return created.json() } catch { return undefined } })()
-  const item = place?.envelope.reduce<any>((at, name) => at?.[name], answered)
+  const item = place === undefined ? undefined : valueIn(answered, place.envelope)
   const sent = made.values.body as Record<string, unknown> | undefined
   const key = item?.[resource.property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[resource.property]
   if (key === undefined) return { outcome: 'no key in the create\'s answer' }
@@ -40,7 +40,7 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const readMedia = successJson(read)?.media
   const readPlace = readMedia?.schema === undefined ? undefined : itemIn(doc, readMedia.schema, resource.parameter, resource.name)
   if (readPlace === undefined || sent === null || typeof sent !== 'object') return { outcome: 'read back' }
-  const readItem = readPlace.envelope.reduce<any>((at, name) => at?.[name], got.json())
+  const readItem = valueIn(got.json(), readPlace.envelope)
   // As the verifier's read_after_write judges it.
   const differs = unwritten(doc, validators, readPlace.schema, resource.property, sent, readItem)
   return differs.length === 0 ? { outcome: 'read back' } : { outcome: 'read differs', detail: differs.join('; ') }

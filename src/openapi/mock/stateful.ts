@@ -10,7 +10,7 @@ import { examplesOf } from '../schemas/examples.ts'
 import { validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { itemIn, listIn, propertiesOf, successJson, successOf, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { itemIn, listIn, propertiesOf, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import type { Item, State } from './state.ts'
 
 // The mock's memory of what clients write (resources.ts says what is a resource): a create keeps
@@ -83,13 +83,13 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const found = successJson(resource.operations[action])
       const where = found === undefined ? undefined : itemIn(doc, found.media.schema, resource.parameter, resource.name)
       if (where === undefined) continue
-      for (const { value } of examplesOf(doc, found!.media)) add(where.envelope.reduce<any>((at, name) => at?.[name], value))
+      for (const { value } of examplesOf(doc, found!.media)) add(valueIn(value, where.envelope))
     }
     const list = successJson(resource.operations.list)
     const listed = list === undefined ? undefined : listIn(doc, list.media.schema)
     if (listed !== undefined) {
       for (const { value } of examplesOf(doc, list!.media)) {
-        const items = listed.envelope.reduce<any>((at, name) => at?.[name], value)
+        const items = valueIn(value, listed.envelope)
         if (Array.isArray(items)) items.forEach(add)
       }
     }
@@ -163,7 +163,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const target = error.keyword === 'additionalProperties' ? [...tokens, String(error.params.additionalProperty)] : error.keyword === 'required' ? [...tokens, String(error.params.missingProperty)] : tokens
       if (!within(target)) break
       if (error.keyword !== 'required') removeAt(made, target)
-      else if (!setAt(made, target, valueAt(fallback, target))) break
+      else if (!setAt(made, target, valueIn(fallback, target))) break
     }
     const out = validate(made) ? { value: made, text: JSON.stringify(made) } : null
     item.answers.set(schema, out)
@@ -223,7 +223,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const { response, media } = found
       const limit = Object.entries(isObject(query) ? query : {}).find(([name, value]) => LIMITS.has(name.toLowerCase()) && typeof value === 'number')?.[1] as number | undefined
       const max = Math.min(limit ?? Infinity, typeof listed.array.maxItems === 'number' ? listed.array.maxItems : Infinity)
-      const sample = () => listed.envelope.reduce<any>((at, name) => at?.[name], tools.sampled(route, response, media))?.[0]
+      const sample = () => valueIn(tools.sampled(route, response, media), listed.envelope)?.[0]
       const validate = schemaCheck(listed.items)
       const all = [...collectionOf(resource, params as Value).items.values()]
       const values = all.slice(0, max).map((item) => shaped(item, listed.items, place, sample, validate)?.value).filter((value) => value !== undefined)
@@ -289,14 +289,9 @@ function wrap (envelope: string[], value: unknown, sample: unknown): unknown {
 /** A JSON pointer's tokens, as Ajv writes an instancePath (not percent-encoded). */
 const tokensOf = (pointer: string): string[] => pointer.split('/').slice(1).map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
 
-/** The value at a pointer's tokens; undefined where there is none. */
-function valueAt (root: unknown, tokens: string[]): unknown {
-  return tokens.reduce<any>((at, token) => at !== null && typeof at === 'object' ? at[token] : undefined, root)
-}
-
 /** Leaves out what is at `tokens`: a property deleted, an array's item spliced out. */
 function removeAt (root: unknown, tokens: string[]): void {
-  const parent: any = valueAt(root, tokens.slice(0, -1))
+  const parent: any = valueIn(root, tokens.slice(0, -1))
   const last = tokens.at(-1)!
   if (Array.isArray(parent)) parent.splice(Number(last), 1)
   else if (parent !== null && typeof parent === 'object') delete parent[last]
@@ -304,7 +299,7 @@ function removeAt (root: unknown, tokens: string[]): void {
 
 /** Sets what is at `tokens` to a copy of `value`; false where it cannot (no value, or no object to hold it). */
 function setAt (root: unknown, tokens: string[], value: unknown): boolean {
-  const parent: any = valueAt(root, tokens.slice(0, -1))
+  const parent: any = valueIn(root, tokens.slice(0, -1))
   if (value === undefined || parent === null || typeof parent !== 'object') return false
   parent[tokens.at(-1)!] = structuredClone(value)
   return true

@@ -91,6 +91,9 @@ function keyIn (doc: OpenApiDocument, properties: Record<string, any>, parameter
   return undefined
 }
 
+/** What is at a path within a value (an envelope's, a pointer's tokens); undefined where nothing is. */
+export const valueIn = (value: unknown, path: string[]): any => path.reduce<any>((at, name) => at !== null && typeof at === 'object' ? at[name] : undefined, value)
+
 /** Where the item is in an answer's schema, and its key: the schema itself, or one property of it (an envelope). */
 export function itemIn (doc: OpenApiDocument, schema: unknown, parameter: string, name: string): { envelope: Envelope, property: string, schema: JsonSchema } | undefined {
   const own = propertiesOf(doc, schema)

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
-import { itemIn, propertiesOf, successJson, type Resource } from '../routes/resources.ts'
+import { itemIn, propertiesOf, successJson, valueIn, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -69,7 +69,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => {
     const media = successJson(route)?.media
     const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
-    const item = place?.envelope.reduce<any>((at, name) => at?.[name], json(answer))
+    const item = place === undefined ? undefined : valueIn(json(answer), place.envelope)
     const location = answer.headers.location?.split('?')[0].split('/').filter((segment) => segment !== '').at(-1)
     return item?.[resource.property] ?? (location === undefined ? undefined : decodeURIComponent(location)) ?? (sent.values.body as any)?.[resource.property]
   }
@@ -77,7 +77,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   const itemOf = (resource: Resource, answer: Answer): unknown => {
     const media = successJson(resource.operations.read)?.media
     const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
-    return place?.envelope.reduce<any>((at, name) => at?.[name], json(answer))
+    return place === undefined ? undefined : valueIn(json(answer), place.envelope)
   }
   const readSchema = (resource: Resource): unknown => {
     const media = successJson(resource.operations.read)?.media
