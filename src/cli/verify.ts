@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { CHECKS, type CheckName } from '../openapi/verify/checks.ts'
+import { CHECKS } from '../openapi/verify/checks.ts'
+import { baseUrlOf, checksOf, integer, isUsageError, UsageError } from './arguments.ts'
 import type { GivenCredentials } from '../openapi/verify/credentials.ts'
 import { DEFAULTS } from '../openapi/verify/defaults.ts'
 import type { Transport } from '../openapi/verify/verifier.ts'
@@ -39,24 +40,6 @@ Reports:
   --report FILE.json        one entry per operation: its requests and violations
   --junit FILE.xml          JUnit XML, for CI systems
 `
-
-class UsageError extends Error {}
-
-function integer (value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback
-  if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number, not "${value}"`)
-  return Number(value)
-}
-
-function checksOf (only: string | undefined, excluded: string | undefined): Set<CheckName> {
-  const names = (list: string): CheckName[] => list.split(',').map((name) => name.trim()).filter(Boolean).map((name) => {
-    if (!(CHECKS as readonly string[]).includes(name)) throw new UsageError(`no check is named "${name}" (there are ${CHECKS.join(', ')})`)
-    return name as CheckName
-  })
-  const chosen = new Set(only === undefined ? CHECKS : names(only))
-  for (const name of excluded === undefined ? [] : names(excluded)) chosen.delete(name)
-  return chosen
-}
 
 function credentialsOf (values: Record<string, any>): GivenCredentials {
   const headers: Record<string, string> = {}
@@ -118,12 +101,12 @@ async function main (): Promise<number> {
   }
   const [path, baseUrl] = positionals
   if (path === undefined || baseUrl === undefined || positionals.length > 2) throw new UsageError('a document and a base URL, and nothing else, come before the options')
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new UsageError(`the base URL must be http:// or https://, not "${baseUrl}"`)
+  baseUrlOf(baseUrl, 'the base URL')
   // npm runs its scripts at the project's root; the paths are the user's, from where they ran it.
   const here = (file: string): string => resolve(process.env.INIT_CWD ?? process.cwd(), file)
   const options = {
     credentials: credentialsOf(values),
-    checks: checksOf(values.checks, values['exclude-checks']),
+    checks: checksOf(CHECKS, values.checks, values['exclude-checks']),
     seed: integer(values.seed, '--seed', Math.floor(Math.random() * 2 ** 31)),
     generated: integer(values.generated, '--generated', DEFAULTS.generated),
     maxRequests: integer(values['max-requests'], '--max-requests', DEFAULTS.maxRequests),
@@ -164,7 +147,7 @@ async function main (): Promise<number> {
 
 // A mistake in the command, or a document it cannot read, says why in one line, with no stack trace.
 process.exitCode = await main().catch((err: Error) => {
-  const usage = err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
+  const usage = isUsageError(err)
   process.stderr.write(usage ? `${err.message}\n\n${USAGE}` : `npm run verify cannot run: ${err.message}\n`)
   return 2
 })

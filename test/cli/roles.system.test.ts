@@ -21,10 +21,13 @@ t.test('a role runs its command, with its own arguments', async (t) => {
   const verify = run('verify', 'openapi.yaml')
   t.equal(verify.status, 2, 'verify reads the arguments after its name: the base URL is missing')
   t.match(verify.stderr, /^a document and a base URL[^]*Usage: npm run verify -- <document> <base-url>/)
+  const proxy = run('proxy', 'openapi.yaml', 'ftp://upstream')
+  t.equal(proxy.status, 2, 'proxy reads the arguments after its name: the upstream is no HTTP URL')
+  t.match(proxy.stderr, /^the upstream URL must be http:\/\/ or https:\/\/, not "ftp:\/\/upstream"[^]*Usage: npm run proxy -- <document> <upstream-url>/)
 })
 
 t.test('an unknown role is refused, with the usage', async (t) => {
   const unknown = run('shell')
   t.equal(unknown.status, 2)
-  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT [--stateless] | verify DOCUMENT BASE-URL   (got "shell")')
+  t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT [--stateless] | verify DOCUMENT BASE-URL | proxy DOCUMENT UPSTREAM-URL   (got "shell")')
 })

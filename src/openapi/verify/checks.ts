@@ -33,10 +33,17 @@ export const CHECKS = [
   'read_after_write',
   'unique_keys'
 ] as const
-export type CheckName = typeof CHECKS[number]
+
+// What the proxy (openapi/proxy/) judges of one exchange of live traffic: the checks above that
+// need no sequence, and whether the client's request is one the document allows.
+export const EXCHANGE_CHECKS = CHECKS.slice(0, CHECKS.indexOf('ensure_resource_availability'))
+export const PROXY_CHECKS = ['request_conformance', ...EXCHANGE_CHECKS] as const
+export type CheckName = typeof CHECKS[number] | 'request_conformance'
 
 /** An answer as it came back. */
 export interface Answer { status: number, headers: Record<string, string | undefined>, body: Buffer }
+/** An answer to judge: without its body where that was too large to judge (the proxy's). */
+export type JudgedAnswer = Omit<Answer, 'body'> & { body?: Buffer }
 
 export interface Violation { check: CheckName, status: number, detail: string }
 
@@ -46,7 +53,10 @@ const CONTENT_REFUSALS = new Set([400, 415, 422])
 /** The exchange a linked request follows: its operation and its answer's status. */
 export interface LinkedFrom { method: string, path: string, status: number, link: string }
 
-export interface Judge { (sent: Case, answer: Answer, from?: LinkedFrom): Violation[] }
+/** What a request was: valid, or invalid for a fault (the verifier's own, or the engine's reason), and where its values came from. */
+export type Sent = Pick<Case, 'source'> & { fault?: string }
+
+export interface Judge { (sent: Sent, answer: JudgedAnswer, from?: LinkedFrom): Violation[] }
 
 /** A judge of the operation's answers, by the checks in `enabled`. */
 export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Validators, enabled: ReadonlySet<CheckName>): Judge {
@@ -107,7 +117,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       fail('content_type_conformance', `${status} in ${type ?? 'no media type'}, which the operation does not declare for it (${response.media.map((m) => m.type).join(', ')})`)
       return out
     }
-    if (media.schema === undefined || type === undefined || kindOf(type) !== 'json') return out
+    if (media.schema === undefined || type === undefined || kindOf(type) !== 'json' || answer.body === undefined) return out
     let value: unknown
     try {
       value = JSON.parse(answer.body.toString('utf8'))
@@ -124,4 +134,4 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
 }
 
 const errorsOf = (validate: ValidateFunction): string => (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join(', ')
-const excerpt = (body: Buffer): string => JSON.stringify(body.toString('utf8').slice(0, 200))
+const excerpt = (body: Buffer | undefined): string => JSON.stringify(body?.toString('utf8').slice(0, 200) ?? '')

@@ -21,9 +21,9 @@ export function junitOf (report: Report): string {
   })
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="npm run verify" tests="${report.operations.length}" failures="${failures}" time="${seconds}">`,
+    `<testsuites name="${report.coverage === undefined ? 'npm run verify' : 'npm run proxy'}" tests="${report.operations.length}" failures="${failures}" time="${seconds}">`,
     `  <testsuite name="${escaped(`${report.document} against ${report.baseUrl}`)}" tests="${report.operations.length}" failures="${failures}" errors="0" time="${seconds}">`,
-    `    <properties><property name="seed" value="${report.seed}"/></properties>`,
+    ...report.seed === undefined ? [] : [`    <properties><property name="seed" value="${report.seed}"/></properties>`],
     ...cases,
     '  </testsuite>',
     '</testsuites>',

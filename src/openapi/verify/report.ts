@@ -10,11 +10,25 @@ import type { OperationResult, Verification } from './verifier.ts'
 /** A request of a sequence: what it did, as sent, its answer's status, and its curl command. */
 export interface ReportedStep { step: string, request: string, status?: number, curl: string }
 export interface ReportedViolation { check: string, status: number, detail: string, curl: string, shrunk?: boolean, steps?: ReportedStep[] }
-export interface ReportedOperation { method: string, path: string, operationId: string, requests: number, violations: ReportedViolation[], notes: string[] }
+export interface ReportedOperation {
+  method: string
+  path: string
+  operationId: string
+  requests: number
+  /** How many answers of each status (the proxy's: what the traffic was answered). */
+  statuses?: Record<string, number>
+  violations: ReportedViolation[]
+  notes: string[]
+}
 export interface Report {
   document: string
   baseUrl: string
-  seed: number
+  /** The verifier's: what makes its requests again. */
+  seed?: number
+  /** The checks judged, where not all of the verifier's (the proxy's). */
+  checks?: string[]
+  /** The proxy's: how much of the document the traffic reached, and what it sent outside it. */
+  coverage?: { operations: number, unseen: string[], outside: Array<{ request: string, count: number }> }
   requests: number
   durationMs: number
   stopped?: string
@@ -69,16 +83,24 @@ export function summaryOf (report: Report): string {
     }
   }
   if (flagged.length > 0) lines.push('')
-  const counts = new Map<string, number>(CHECKS.map((check) => [check, 0]))
+  const counts = new Map<string, number>((report.checks ?? CHECKS).map((check) => [check, 0]))
   for (const v of report.operations.flatMap((o) => o.violations)) counts.set(v.check, (counts.get(v.check) ?? 0) + 1)
   for (const [check, count] of counts) lines.push(`${count === 0 ? '✓' : '✗'} ${check.padEnd(30)} ${count === 0 ? 'nothing found' : plural(count, 'violation')}`)
   const partial = report.operations.filter((o) => o.notes.length > 0)
   const chains = report.chains.resources === 0 ? '' : ` (${plural(report.chains.resources, 'resource')} followed in sequences, with ${plural(report.chains.requests, 'request')} of those)`
-  lines.push('', `${plural(report.operations.length, 'operation')} verified with ${plural(report.requests, 'request')} in ${(report.durationMs / 1000).toFixed(1)} s${chains}: ` +
+  const { coverage } = report
+  if (coverage !== undefined) {
+    lines.push('', `${plural(report.requests, 'request')} in ${(report.durationMs / 1000).toFixed(1)} s reached ${report.operations.length} of the document's ${plural(coverage.operations, 'operation')}: ` +
+      `${flagged.length === 0 ? 'no violation' : `${plural(flagged.length, 'operation')} with violations`}.`)
+    if (coverage.unseen.length > 0) lines.push(`Not reached: ${coverage.unseen.join(', ')}.`)
+    if (coverage.outside.length > 0) lines.push(`Outside the document: ${coverage.outside.map(({ request, count }) => `${request} (${count})`).join(', ')}.`)
+  } else {
+    lines.push('', `${plural(report.operations.length, 'operation')} verified with ${plural(report.requests, 'request')} in ${(report.durationMs / 1000).toFixed(1)} s${chains}: ` +
     `${flagged.length === 0 ? 'no violation' : `${plural(flagged.length, 'operation')} (${(100 * flagged.length / Math.max(1, report.operations.length)).toFixed(1)}%) with violations`}.`)
+  }
   if (partial.length > 0) lines.push(`${plural(partial.length, 'operation')} verified in part (see the notes in --report).`)
   if (report.leftOut.length > 0) lines.push(`${plural(report.leftOut.length, 'operation')} of the document left out: no request can reach ${report.leftOut.length === 1 ? 'it' : 'them'} (${report.leftOut.map((l) => l.operation).join(', ')}).`)
   if (report.stopped !== undefined) lines.push(`Stopped at ${report.stopped}: what was not sent is not verified.`)
-  lines.push(`Seed ${report.seed}: --seed ${report.seed} sends the same requests again.`)
+  if (report.seed !== undefined) lines.push(`Seed ${report.seed}: --seed ${report.seed} sends the same requests again.`)
   return lines.join('\n')
 }

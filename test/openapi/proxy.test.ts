@@ -1,0 +1,165 @@
+import { createServer, request, type IncomingHttpHeaders } from 'node:http'
+import { randomBytes } from 'node:crypto'
+import t, { type Test } from 'tap'
+import { loadConfig } from '../../src/config.ts'
+import { modelOf } from '../../src/openapi/document/upgrade.ts'
+import { validatingProxy, type ValidatingProxyOptions } from '../../src/openapi/proxy/validating-proxy.ts'
+import { PROXY_CHECKS, type CheckName } from '../../src/openapi/verify/checks.ts'
+import { createValidators } from '../../src/openapi/schemas/validation.ts'
+import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
+
+// The validating proxy (src/openapi/proxy/) between a client and a service written by hand
+// (test/helpers/pets-service.ts), over real HTTP: what the client receives is what the service
+// sent, byte for byte; what the report names is exactly what was planted, in the service (one
+// fault at a time) and in the traffic (requests the document does not allow); no log line and
+// no report holds the token.
+
+interface Received { status: number, headers: IncomingHttpHeaders, raw: string[], body: Buffer }
+
+/** One request over a fresh connection, its answer as it came. */
+async function send (url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Received> {
+  return await new Promise((resolve, reject) => {
+    const outgoing = request(`${url}${path}`, { method, headers, agent: false, signal: AbortSignal.timeout(10_000) }, (incoming) => {
+      const chunks: Buffer[] = []
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject).on('end', () => resolve({ status: incoming.statusCode!, headers: incoming.headers, raw: incoming.rawHeaders, body: Buffer.concat(chunks) }))
+    })
+    outgoing.on('error', reject).end(body)
+  })
+}
+
+interface Logged { operation: string, check: string, detail: string, curl: string }
+
+async function startProxy (t: Test, upstream: string, { document = PETS as object, ...options }: Partial<ValidatingProxyOptions> & { document?: object, bodyLimit?: number } = {}) {
+  const logged: Logged[] = []
+  const failures: string[] = []
+  const http = { ...loadConfig({}).http, ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }) }
+  const proxy = await validatingProxy({
+    http,
+    document: await modelOf(structuredClone(document) as any, { inPlace: true }),
+    file: 'pets.json',
+    upstream,
+    enabled: new Set<CheckName>(PROXY_CHECKS),
+    timeoutMs: 10_000,
+    told: {
+      violation: (operation, { check, detail }, curl) => logged.push({ operation, check, detail, curl }),
+      failure: (_operation, failure) => failures.push(failure),
+      unjudged: (request, problem) => t.fail(`${request} not judged: ${problem}`)
+    },
+    ...options
+  })
+  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => { proxy.server.close(resolve); proxy.server.closeAllConnections() }))
+  return { url: `http://127.0.0.1:${(proxy.server.address() as { port: number }).port}`, report: proxy.report, logged, failures }
+}
+
+const auth = { authorization: `Bearer ${TOKEN}` }
+const json = { ...auth, 'content-type': 'application/json' }
+// A client's traffic: what a client of the document sends, and two requests it does not allow.
+const TRAFFIC: Array<[string, string, Record<string, string>, string?]> = [
+  ['GET', '/pets?limit=5', auth],
+  ['POST', '/pets', json, JSON.stringify({ name: 'Felix', tag: 'cat' })],
+  ['GET', '/pets/1', auth],
+  ['GET', '/pets/2', auth],
+  ['GET', '/pets/999', auth],
+  ['GET', '/pets/1', {}],
+  ['POST', '/pets', json, JSON.stringify({ tag: 5 })],
+  ['GET', '/pets?limit=500', auth],
+  ['DELETE', '/pets/1', auth]
+]
+const PLANTED = ['GET /pets: querystring/limit must be <= 100', 'POST /pets: body must have required property \'name\'']
+// What the service's fault shows in this traffic, if anything (an added pet not kept is a sequence's, not one exchange's),
+// and what follows from it: a 500 the operation does not declare, a pet kept without the name its schema requires.
+const SHOWN = Object.entries(FAULTS).filter(([fault]) => fault !== 'an added pet not kept') as Array<[Fault, CheckName]>
+const FOLLOWING: Partial<Record<Fault, CheckName>> = { 'a 5xx': 'status_code_conformance', 'an invalid body accepted with 2xx': 'response_schema_conformance' }
+
+for (const [fault, check] of [[undefined, undefined], ...SHOWN] as Array<[Fault | undefined, CheckName | undefined]>) {
+  t.test(fault === undefined ? 'a service that keeps its word: only the client\'s planted requests are named' : `${fault}: named by ${check}, and nothing else`, async (t) => {
+    // Two services alike: one behind the proxy, one asked directly, the same requests in the same order.
+    const direct = await startPets(t, fault)
+    const behind = await startPets(t, fault)
+    const proxy = await startProxy(t, behind.url)
+    for (const [method, path, headers, body] of TRAFFIC) {
+      const [through, straight] = [await send(proxy.url, method, path, headers, body), await send(direct.url, method, path, headers, body)]
+      t.equal(through.status, straight.status, `${method} ${path}: the status`)
+      t.same(through.body, straight.body, `${method} ${path}: the body, byte for byte`)
+      const endToEnd = (r: Received) => Object.fromEntries(Object.entries(r.headers).filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)))
+      t.same(endToEnd(through), endToEnd(straight), `${method} ${path}: the headers`)
+    }
+    const report = await proxy.report('pets.json')
+    const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
+    t.same([...new Set(found.map((v) => v.check))].sort(), ['request_conformance', ...(check === undefined ? [] : [check]), ...(fault === undefined || FOLLOWING[fault] === undefined ? [] : [FOLLOWING[fault]])].sort(), `the checks named: ${JSON.stringify(found.map((v) => `${v.operation} ${v.check}: ${v.detail}`))}`)
+    const planted = found.filter((v) => v.check === 'request_conformance').map((v) => `${v.operation}: ${v.detail.replace(/^.*?: /, '')}`)
+    t.same(planted, PLANTED, 'the client\'s two requests the document does not allow, each named by what breaks it')
+    const key = (v: { operation: string, check: string, detail: string }) => `${v.operation} ${v.check}: ${v.detail}`
+    t.same([...new Set(proxy.logged.map(key))].sort(), found.map(key).sort(), 'each violation logged as found (each time; the report, once)')
+    for (const text of [JSON.stringify(report), JSON.stringify(proxy.logged)]) t.notMatch(text, TOKEN, 'no token in the report or the log')
+    t.match(proxy.logged[0].curl, /^curl -sS -i -X [A-Z]+ 'http:\/\/127\.0\.0\.1:\d+\/pets/, 'a curl command to the service')
+    if (check !== undefined && check !== 'ignored_auth') t.match(found.find((v) => v.check === check)!.curl, '-H \'authorization: \'"$AUTHORIZATION"', 'the credentials as a variable')
+    // What the traffic covered.
+    t.same(report.operations.map((o) => [o.operationId, o.requests]), [['listPets', 2], ['addPet', 2], ['getPet', 4]])
+    t.same(report.coverage, { operations: 3, unseen: [], outside: [{ request: 'DELETE /pets/1', count: 1 }] })
+    t.ok(Object.values(report.operations[2].statuses!).reduce((a, b) => a + b) === 4, 'the statuses seen, counted')
+  })
+}
+
+t.test('streamed both ways, as large as the upstream sends; past the judged size, passed on unjudged with a note', async (t) => {
+  const big = randomBytes(3 * 1024 * 1024)
+  let firstSent!: () => void
+  const firstReceived = new Promise<void>((resolve) => { firstSent = resolve })
+  const upstream = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', async () => {
+      res.writeHead(200, [['Content-Type', 'application/octet-stream'], ['X-Echo-Bytes', String(Buffer.concat(chunks).length)], ['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2']].flat())
+      // The first chunk, and the rest only once the client has it: the proxy must stream.
+      res.write(big.subarray(0, 1024))
+      await firstReceived
+      res.end(big.subarray(1024))
+    })
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const document = { openapi: '3.1.0', info: { title: 'Bytes', version: '1' }, paths: { '/echo': { post: { operationId: 'echo', requestBody: { content: { 'application/octet-stream': {} } }, responses: { 200: { description: 'bytes', content: { 'application/octet-stream': {} } } } } } } }
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document, bodyLimit: 1024 * 1024 })
+  const sentBody = randomBytes(2 * 1024 * 1024)
+  const received = await new Promise<Received>((resolve, reject) => {
+    const outgoing = request(`${proxy.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, agent: false }, (incoming) => {
+      const chunks: Buffer[] = []
+      incoming.on('data', (chunk: Buffer) => {
+        chunks.push(chunk)
+        firstSent()
+      }).on('end', () => resolve({ status: incoming.statusCode!, headers: incoming.headers, raw: incoming.rawHeaders, body: Buffer.concat(chunks) }))
+    })
+    outgoing.on('error', reject).end(sentBody)
+  })
+  t.equal(received.headers['x-echo-bytes'], String(sentBody.length), 'the request\'s every byte reached the upstream')
+  t.ok(received.body.equals(big), 'the answer\'s every byte reached the client')
+  t.same(received.headers['set-cookie'], ['a=1', 'b=2'], 'a header sent twice, twice')
+  const report = await proxy.report('bytes.json')
+  t.same(report.operations[0].notes, ['a request body of over 1048576 bytes: the request passed on unjudged', 'an answer of over 1048576 bytes: its body passed on unjudged'])
+  t.same(report.operations[0].violations, [], 'its status and media type judged, and found right')
+})
+
+t.test('an upstream that cannot be reached, or answers too late: 502 and 504 in the document\'s error shape', async (t) => {
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as { port: number }).port
+  await new Promise((resolve) => closed.close(resolve))
+  const unreachable = await startProxy(t, `http://127.0.0.1:${port}`)
+  const bad = await send(unreachable.url, 'GET', '/pets/1', auth)
+  t.equal(bad.status, 502)
+  const document = await modelOf(structuredClone(PETS) as any, { inPlace: true })
+  const errorSchema = (document as any).paths['/pets/{id}'].get.responses[404].content['application/json'].schema
+  t.ok(createValidators(document).response(errorSchema)(JSON.parse(bad.body.toString())), `in the document's error shape: ${bad.body}`)
+  t.match(JSON.parse(bad.body.toString()).message, /^Bad Gateway: http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\)/)
+
+  const silent = createServer(() => {}) // takes requests, answers none
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { silent.closeAllConnections(); return new Promise((resolve) => silent.close(resolve)) })
+  const late = await startProxy(t, `http://127.0.0.1:${(silent.address() as { port: number }).port}`, { timeoutMs: 300 })
+  const timedOut = await send(late.url, 'GET', '/pets/1', auth)
+  t.equal(timedOut.status, 504)
+  t.match(JSON.parse(timedOut.body.toString()).message, /^Gateway Timeout: .* sent no answer within 0\.3 s/)
+  const report = await late.report('pets.json')
+  t.same(report.operations[0].notes, [`answered 504 by the proxy: ${late.failures[0]}`], 'the report says the proxy answered, not the service')
+  t.same(report.operations[0].violations, [], 'and judges no answer the service did not give')
+})
