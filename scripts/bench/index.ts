@@ -5,7 +5,7 @@
 //   BENCH_SECONDS (3)   seconds per measurement, after a warm-up
 //   BENCH_PG (1)        0 skips the PostgreSQL sections
 //   BENCH_BEFORE        a git ref: the http, traces, footprint, slow-disk and hostile sections run that commit's code too
-//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, shared-limits, slow-disk, postgres, recovery, copy, json, mock, hostile
+//   BENCH_ONLY          some sections, comma-separated: http, traces, footprint, jwt, shared-limits, slow-disk, postgres, recovery, copy, json, mock, proxy, hostile
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,6 +19,7 @@ import { benchJsonParse } from './json.ts'
 import { benchHostile } from './hostile.ts'
 import { benchJwt } from './jwt.ts'
 import { benchMock, benchMockReads } from './mock.ts'
+import { benchProxy } from './proxy.ts'
 import { benchRecovery } from './recovery.ts'
 import { benchSharedLimits } from './shared-limits.ts'
 import { benchSlowDisk } from './slow-disk.ts'
@@ -375,6 +376,7 @@ try {
     process.env.BENCH_PG === '0' ? '' : await run('copy', async () => await benchCopy({ dir })),
     await run('json', benchJsonParse),
     await run('mock', async () => await benchMockReads({ rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, dir }) + '\n' + await benchMock({ rounds: ROUNDS })),
+    await run('proxy', async () => await benchProxy({ rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, dir })),
     await run('hostile', async () => await benchHostile({ rounds: ROUNDS, dir, before }))
   ]
   const report = sections.filter(Boolean).join('\n')

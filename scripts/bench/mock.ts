@@ -48,7 +48,7 @@ export async function benchMock ({ rounds }: { rounds: number }): Promise<string
 
 // Orders as real descriptions write them: a create, and a read in an envelope with an example.
 const order = { type: 'object', required: ['id', 'item', 'quantity'], properties: { id: { type: 'integer', readOnly: true }, item: { type: 'string' }, quantity: { type: 'integer', minimum: 1 }, createdAt: { type: 'string', format: 'date-time', readOnly: true } } }
-const orders = {
+export const orders = {
   openapi: '3.1.0',
   info: { title: 'Orders', version: '1.0.0' },
   paths: {

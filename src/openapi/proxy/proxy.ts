@@ -1,19 +1,23 @@
-import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http'
+import { Transform } from 'node:stream'
+import { Pool, type Dispatcher } from 'undici'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { Exchange } from './judge.ts'
 
 // The proxy's forwarding: every request to the upstream as it came (method, path and query under
 // the upstream's base, headers, body bytes, streamed as they arrive) and its answer back as it
-// came (status, headers, body bytes, streamed), over kept-alive connections. Only what belongs to
-// one connection and not to the message (RFC 9110 §7.6.1: Connection and the headers it names,
+// came (status, headers, body bytes, streamed), over kept-alive connections of undici, Node's own
+// HTTP client (a third less CPU a request here than node:http's client). Only what belongs to one
+// connection and not to the message (RFC 9110 §7.6.1: Connection and the headers it names,
 // Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade) is the proxy's own, and Host names the
 // upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which is told of
 // the exchange once both bodies have passed: judging never holds up the answer. An upstream that
 // cannot be reached, or sends no answer within `timeoutMs`, is answered 502 or 504 in the
 // document's error shape.
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'])
+const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'])
+// Of a request's, also Host (the upstream's is sent) and Expect (the proxy has read on: 100-continue is its own).
+const REQUEST_OWN: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'host', 'expect'])
 
 export interface ProxyOptions {
   upstream: string
@@ -26,9 +30,9 @@ export interface ProxyOptions {
   onExchange: (exchange: Exchange, failure?: string) => void
 }
 
-/** Raw headers [name, value, …] less the hop-by-hop ones, and those the Connection header names. */
-function endToEnd (raw: string[]): string[] {
-  const named = new Set(HOP_BY_HOP)
+/** Raw headers [name, value, …] less `own` (the hop-by-hop ones), and those the Connection header names. */
+function endToEnd (raw: string[], own: ReadonlySet<string>): string[] {
+  const named = new Set(own)
   for (let i = 0; i < raw.length; i += 2) {
     if (raw[i].toLowerCase() === 'connection') for (const token of raw[i + 1].split(',')) named.add(token.trim().toLowerCase())
   }
@@ -59,9 +63,8 @@ export interface Proxy {
 export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, onExchange }: ProxyOptions, serverOptions: ServerOptions = {}): Proxy {
   const base = new URL(upstream)
   const prefix = base.pathname.replace(/\/$/, '')
-  const secure = base.protocol === 'https:'
-  const agent = new (secure ? HttpsAgent : HttpAgent)({ keepAlive: true })
-  const send = secure ? httpsRequest : httpRequest
+  // Kept-alive connections to the upstream, as many as the traffic asks for at once.
+  const pool = new Pool(base.origin, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
 
   const failed = (res: ServerResponse, status: 502 | 504, message: string): void => {
     const { body, type } = errorWriter()(status, message)
@@ -76,7 +79,6 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
     const url = req.url ?? '/'
     const sent = copyOf(judgedBytes)
     const answered = copyOf(judgedBytes)
-    const headers = endToEnd(req.rawHeaders).filter((_, i, all) => i % 2 === 0 ? all[i].toLowerCase() !== 'host' : all[i - 1].toLowerCase() !== 'host')
     // Told once the request's body has arrived and the answer has been sent, whichever is last.
     let arrived = false
     let answer: Exchange['answer'] | undefined
@@ -90,31 +92,40 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
       onExchange({ method, url, headers: req.headers, body: sent.bytes(), answer }, failure)
       done()
     }
-    req.on('data', sent.add).on('end', () => {
+    req.on('end', () => {
       arrived = true
       passed()
     }).on('close', () => { if (!arrived) done() })
 
-    const outgoing = send(new URL(`${prefix}${url.startsWith('/') ? url : `/${url}`}`, base.origin), { agent, method, headers: [...headers, 'Host', base.host] as unknown as Record<string, string>, setHost: false })
-    const timer = setTimeout(() => outgoing.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), timeoutMs)
-    outgoing.on('response', (incoming) => {
-      clearTimeout(timer)
-      res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, endToEnd(incoming.rawHeaders))
-      incoming.on('data', answered.add)
-      incoming.on('error', () => res.destroy())
-      incoming.pipe(res)
+    // A client gone before its answer was sent: the upstream's request goes with it.
+    const gone = new AbortController()
+    res.on('close', () => {
+      if (res.writableFinished) return
+      gone.abort()
+      done()
+    })
+    // The body as undici reads it, each chunk copied on its way.
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0'
+    const body = hasBody
+      ? req.pipe(new Transform({
+        transform (chunk: Buffer, _encoding, next) {
+          sent.add(chunk)
+          next(null, chunk)
+        }
+      }))
+      : null
+    if (!hasBody) req.resume()
+    pool.request({ origin: base.origin, path: `${prefix}${url.startsWith('/') ? url : `/${url}`}`, method: method as Dispatcher.HttpMethod, headers: endToEnd(req.rawHeaders, REQUEST_OWN), body, signal: gone.signal }).then(({ statusCode, headers, body }) => {
+      res.writeHead(statusCode, endToEnd(rawOf(headers), HOP_BY_HOP))
+      body.on('data', answered.add).on('error', () => res.destroy())
+      body.pipe(res)
       res.on('finish', () => {
-        answer = { status: incoming.statusCode ?? 502, headers: incoming.headers, body: answered.bytes() }
+        answer = { status: statusCode, headers: headers as IncomingHttpHeaders, body: answered.bytes() }
         passed()
       })
-    })
-    outgoing.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer)
-      if (res.headersSent) {
-        res.destroy()
-        return
-      }
-      const late = err.code === 'ETIMEDOUT'
+    }, (err: Error & { code?: string }) => {
+      if (gone.signal.aborted) return
+      const late = err.code === 'UND_ERR_HEADERS_TIMEOUT'
       failure = late ? `${base.origin} sent no answer within ${timeoutMs / 1000} s` : `${base.origin} did not answer (${err.code ?? err.message})`
       failed(res, late ? 504 : 502, late ? `Gateway Timeout: ${failure}` : `Bad Gateway: ${failure}`)
       answer = { status: late ? 504 : 502, headers: {} }
@@ -122,15 +133,17 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
       req.resume()
       passed()
     })
-    // A client gone before its answer was sent: the upstream's request goes with it.
-    res.on('close', () => {
-      clearTimeout(timer)
-      if (res.writableFinished) return
-      outgoing.destroy()
-      done()
-    })
-    req.pipe(outgoing)
   })
-  server.on('close', () => agent.destroy())
+  server.on('close', () => { pool.close().catch(() => {}) })
   return { server, settled: async () => { await Promise.all(pending) } }
+}
+
+/** Headers as undici gives them, as raw [name, value, …]: a header it received twice, twice. */
+function rawOf (headers: Record<string, string | string[] | undefined>): string[] {
+  const raw: string[] = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (Array.isArray(value)) for (const one of value) raw.push(name, one)
+    else if (value !== undefined) raw.push(name, value)
+  }
+  return raw
 }

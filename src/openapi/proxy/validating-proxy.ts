@@ -56,7 +56,8 @@ export async function validatingProxy ({ http, document, file, upstream, enabled
       const path = exchange.url.split('?')[0]
       const judged = judge.judge(exchange, failure).then(({ route, violations, notes }) => {
         if (route === undefined) return traffic.outside(exchange.method, path)
-        const curl = replayOf(upstream, keys, exchange)
+        // The curl command, only for an exchange that shows something.
+        const curl = violations.length === 0 ? '' : replayOf(upstream, keys, exchange)
         const operation = `${route.method} ${route.path}`
         traffic.record(route, exchange.answer.status, violations.map((v) => ({ ...v, curl })), notes)
         for (const violation of violations) told.violation(operation, violation, curl)
