@@ -197,7 +197,7 @@ t.test('run hardened with a volume: durable across stop and start, a request in 
     t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT [--stateless]')
   })
 
-  t.test('the mock role: any document, mounted, mocked; what is created, remembered', async (t) => {
+  t.test('the mock role: any document, mounted, mocked; what is created, remembered; the proxy role in front of it', async (t) => {
     const document = join(t.testdir(), 'petstore.json')
     copyFileSync(createRequire(import.meta.url).resolve('@readme/oas-examples/3.0/json/petstore.json'), document)
     const name = `plant-store-mock-${process.pid}`
@@ -223,6 +223,24 @@ t.test('run hardened with a volume: durable across stop and start, a request in 
     const bad = await fetch(`${url}/pet/not-a-number`, { headers: { api_key: 'any' } })
     t.equal(bad.status, 400, 'and its validation')
     await bad.arrayBuffer()
+
+    // The proxy role in front of that mock: the traffic passed on, a request the document does not allow named, the report on stop.
+    const proxyName = `plant-store-proxy-${process.pid}`
+    const proxyPort = await freePort()
+    startContainer(t, proxyName, [...HARDENED, '--network', 'host', '--env', `PORT=${proxyPort}`, '--env', 'HOST=127.0.0.1', '--volume', `${document}:/documents/petstore.json:ro`], ['proxy', '/documents/petstore.json', url])
+    const proxied = `http://127.0.0.1:${proxyPort}`
+    await answering(`${proxied}/user/rex`, proxyName)
+    const through = await fetch(`${proxied}/pet/1`, { headers: { api_key: 'a-key-of-ours' } })
+    t.same([through.status, await through.json()], [200, await (await fetch(`${url}/pet/1`, { headers: { api_key: 'any' } })).json()], 'the mock\'s answer, through the proxy')
+    t.equal((await fetch(`${proxied}/pet/not-a-number`, { headers: { api_key: 'a-key-of-ours' } }).then(async (r) => { await r.arrayBuffer(); return r })).status, 400)
+    const deadline = Date.now() + 10_000
+    while (!logsOf(proxyName).includes('request_conformance') && Date.now() < deadline) await sleep(50)
+    t.equal(podman('stop', '--time', '30', proxyName).status, 0)
+    const said = logsOf(proxyName)
+    t.match(said, /request_conformance: GET \/pet\/\{petId\}: the request breaks the document \(400\)/, 'the request the document does not allow, logged')
+    t.match(said, /3 requests in [\d.]+ s reached 2 of the document's \d+ operations: 1 operation with violations\./, 'the summary on SIGTERM')
+    t.notMatch(said, 'a-key-of-ours', 'the API key is in no log line')
+    t.equal(podman('inspect', '--format', '{{.State.ExitCode}}', proxyName).stdout.trim(), '1', 'a violation found: exit 1')
   })
 })
 
