@@ -1,6 +1,8 @@
 import { createServer } from 'node:http'
 import t, { type Test } from 'tap'
 import { routeList } from '../../src/openapi/routes/routes.ts'
+import { createValidators } from '../../src/openapi/schemas/validation.ts'
+import { judge } from '../../src/openapi/verify/checks.ts'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { evaluate, type Exchange } from '../../src/openapi/verify/links.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
@@ -163,4 +165,14 @@ t.test('a required query parameter that is also the operation\'s API key is not 
   const verification = await verify(served, injectTransport(app), { seed: 1 })
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [])
   t.ok(verification.operations[0].sent.some((s) => s.fault === 'required query parameter missing' && !/[?&]state=/.test(s.request.path)), 'the other required parameter left out instead')
+})
+
+t.test('a valid request refused for data that is not there is told apart from one refused for what it holds', async (t) => {
+  const document = structuredClone(PETS) as any
+  const route = routeList(document).routes.find((r) => r.operationId === 'addPet')!
+  const judged = judge(document, route, createValidators(document), new Set(['positive_data_acceptance']))
+  const refused = (message: string) => judged({ source: 'sample' }, { status: 400, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ message })) })[0].detail
+  t.match(refused('Owner 7 not found'), /^a valid request \(sample\) refused with 400 \(the answer says what it names does not exist: valid, but about data that is not there; make it first, or send what exists\): /)
+  t.match(refused('no such shelter'), 'does not exist')
+  t.match(refused('names are short here'), /^a valid request \(sample\) refused with 400: "/, 'a refusal for what the request holds says nothing of the kind')
 })

@@ -47,6 +47,10 @@ export type JudgedAnswer = Omit<Answer, 'body'> & { body?: Buffer }
 
 export interface Violation { check: CheckName, status: number, detail: string }
 
+// What a refusal says when the request is valid but names data that is not there (a project, an
+// invite): Schemathesis' most reported false alarm, told apart in the violation's words.
+const MISSING_DATA = /\b(not found|does not exist|doesn't exist|do not exist|no such|not exist|unknown \w+ (id|key|name))\b/i
+
 // The statuses that refuse a request for what it holds, where the verifier sent one the document allows.
 const CONTENT_REFUSALS = new Set([400, 415, 422])
 
@@ -72,7 +76,10 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     const fail = (check: CheckName, detail: string): void => { if (enabled.has(check)) out.push({ check, status, detail }) }
 
     if (status >= 500) fail('not_a_server_error', `answered ${status}`)
-    if (sent.fault === undefined && CONTENT_REFUSALS.has(status)) fail('positive_data_acceptance', `a valid request (${sent.source}) refused with ${status}: ${excerpt(answer.body)}`)
+    if (sent.fault === undefined && CONTENT_REFUSALS.has(status)) {
+      const missing = MISSING_DATA.test(answer.body?.toString('utf8').slice(0, 2000) ?? '') ? ' (the answer says what it names does not exist: valid, but about data that is not there; make it first, or send what exists)' : ''
+      fail('positive_data_acceptance', `a valid request (${sent.source}) refused with ${status}${missing}: ${excerpt(answer.body)}`)
+    }
     if (sent.fault === 'no credentials' && status < 400) fail('ignored_auth', `answered ${status} to a request without the credentials the operation requires`)
     else if (sent.fault !== undefined && status < 400) fail('negative_data_rejection', `an invalid request (${sent.fault}) accepted with ${status}`)
     if (from !== undefined && (from.method === 'POST' || from.method === 'PUT') && from.status >= 200 && from.status < 300 && status === 404) {
