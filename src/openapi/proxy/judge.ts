@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { MissingCredentialsError } from '../../errors.ts'
 import type { HttpConfig } from '../../http/config.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
@@ -54,6 +55,9 @@ const CONNECTION = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 // What a request past the judged size leaves to judge: not what depends on whether it was valid.
 const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance', 'negative_data_rejection', 'ignored_auth'])
 
+// A request without the credentials its operation requires: sent so on purpose, no fault of the document's.
+const MISSING_CREDENTIALS = new MissingCredentialsError('').code
+
 const DECODERS: Record<string, typeof gunzipSync> = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }
 
 /** The judge of exchanges with `document` (read as 3.1), by the checks in `enabled`; bodies up to `http.bodyLimit`. */
@@ -98,7 +102,7 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
       const route = at === undefined ? undefined : routes[Number(at)]
       if (route === undefined) return { violations: [], notes: [] }
       const reason = whole ? decided.headers[REASON] : undefined
-      const fault = reason === undefined ? undefined : decided.headers[CODE] === 'PLANTS_MISSING_CREDENTIALS' ? 'no credentials' : decodeURIComponent(String(reason))
+      const fault = reason === undefined ? undefined : decided.headers[CODE] === MISSING_CREDENTIALS ? 'no credentials' : decodeURIComponent(String(reason))
       const violations: Violation[] = []
       if (fault !== undefined && fault !== 'no credentials' && enabled.has('request_conformance')) {
         violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.statusCode}): ${fault}` })
