@@ -1,3 +1,5 @@
+import { resolve } from 'node:path'
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util'
 import type { CheckName } from '../openapi/verify/checks.ts'
 
 // What the commands that judge by the document's checks (verify.ts, proxy.ts) read alike from
@@ -25,8 +27,24 @@ export function checksOf (all: readonly CheckName[], only: string | undefined, e
   return chosen
 }
 
-/** An http:// or https:// URL, else a usage error that says which argument. */
-export function baseUrlOf (value: string, what: string): string {
-  if (!/^https?:\/\/[^/]/.test(value)) throw new UsageError(`${what} must be http:// or https://, not "${value}"`)
-  return value
+// The options both commands take: which checks, and the reports.
+const COMMON = {
+  checks: { type: 'string' },
+  'exclude-checks': { type: 'string' },
+  report: { type: 'string' },
+  junit: { type: 'string' },
+  help: { type: 'boolean', short: 'h' }
+} as const satisfies ParseArgsOptionsConfig
+
+/** The command's arguments: a document and a URL (`url` names it, "a base URL"), then its options and COMMON's; undefined for --help. */
+export function commandLine<Options extends ParseArgsOptionsConfig> (options: Options, url: string) {
+  const { values, positionals } = parseArgs<{ allowPositionals: true, options: Options & typeof COMMON }>({ allowPositionals: true, options: { ...options, ...COMMON } })
+  if ((values as { help?: boolean }).help === true) return undefined
+  const [document, at] = positionals
+  if (document === undefined || at === undefined || positionals.length > 2) throw new UsageError(`a document and ${url}, and nothing else, come before the options`)
+  if (!/^https?:\/\/[^/]/.test(at)) throw new UsageError(`${url.replace(/^an? /, 'the ')} must be http:// or https://, not "${at}"`)
+  return { values, document, url: at }
 }
+
+/** A path as the user gave it, from where they ran the command: npm runs its scripts at the project's root. */
+export const fromUser = (file: string): string => resolve(process.env.INIT_CWD ?? process.cwd(), file)

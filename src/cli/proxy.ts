@@ -6,10 +6,8 @@
 // proxy drains, prints a summary, writes the reports asked for, and exits 1 when it found a
 // violation, 0 when it found none, 2 when it could not run. The image runs it as its `proxy` role.
 import { writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { PROXY_CHECKS } from '../openapi/verify/checks.ts'
-import { baseUrlOf, checksOf, integer, isUsageError, UsageError } from './arguments.ts'
+import { checksOf, commandLine, fromUser, integer, isUsageError, UsageError } from './arguments.ts'
 
 const USAGE = `Usage: npm run proxy -- <document> <upstream-url> [options]
 
@@ -30,28 +28,14 @@ Reports, written on exit:
 `
 
 async function main (): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      checks: { type: 'string' },
-      'exclude-checks': { type: 'string' },
-      timeout: { type: 'string' },
-      report: { type: 'string' },
-      junit: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) {
+  const line = commandLine({ timeout: { type: 'string' } }, 'an upstream URL')
+  if (line === undefined) {
     process.stdout.write(USAGE)
     return 0
   }
-  const [path, upstream] = positionals
-  if (path === undefined || upstream === undefined || positionals.length > 2) throw new UsageError('a document and an upstream URL, and nothing else, come before the options')
-  baseUrlOf(upstream, 'the upstream URL')
+  const { values, document: path, url: upstream } = line
   const enabled = checksOf(PROXY_CHECKS, values.checks, values['exclude-checks'])
   const timeoutMs = integer(values.timeout, '--timeout', 30) * 1000
-  // npm runs its scripts at the project's root; the paths are the user's, from where they ran it.
-  const here = (file: string): string => resolve(process.env.INIT_CWD ?? process.cwd(), file)
 
   const [{ ConfigError, loadConfig }, { loadDocument }, { modelOf }, { validatingProxy }, { summaryOf }, { junitOf }, { logDestination }, { default: pino }] = await Promise.all([
     import('../config.ts'), import('../openapi/document/document.ts'), import('../openapi/document/upgrade.ts'), import('../openapi/proxy/validating-proxy.ts'),
@@ -67,7 +51,7 @@ async function main (): Promise<number> {
   const logs = logDestination()
   process.on('exit', logs.flushSync)
   const log = pino({ level: config.ops.logLevel }, logs)
-  const document = await modelOf((await loadDocument(here(path))).document, { inPlace: true })
+  const document = await modelOf((await loadDocument(fromUser(path))).document, { inPlace: true })
   const { server, refused, report: reportOf } = await validatingProxy({
     http: config.http,
     document,
@@ -98,8 +82,8 @@ async function main (): Promise<number> {
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, config.http.shutdownTimeout).unref())])
   server.closeAllConnections()
   const report = await reportOf(path)
-  if (values.report !== undefined) writeFileSync(here(values.report), `${JSON.stringify(report, null, 2)}\n`)
-  if (values.junit !== undefined) writeFileSync(here(values.junit), junitOf(report))
+  if (values.report !== undefined) writeFileSync(fromUser(values.report), `${JSON.stringify(report, null, 2)}\n`)
+  if (values.junit !== undefined) writeFileSync(fromUser(values.junit), junitOf(report))
   logs.flushSync()
   process.stdout.write(`${summaryOf(report)}\n`)
   return report.operations.some((o) => o.violations.length > 0) ? 1 : 0

@@ -4,10 +4,8 @@
 // for, and exits 1 when it found a violation, 0 when it found none, 2 when it could not run.
 // The image runs it as its `verify` role.
 import { writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { CHECKS } from '../openapi/verify/checks.ts'
-import { baseUrlOf, checksOf, integer, isUsageError, UsageError } from './arguments.ts'
+import { checksOf, commandLine, fromUser, integer, isUsageError, UsageError } from './arguments.ts'
 import type { GivenCredentials } from '../openapi/verify/credentials.ts'
 import { DEFAULTS } from '../openapi/verify/defaults.ts'
 import type { Transport } from '../openapi/verify/verifier.ts'
@@ -73,37 +71,25 @@ function progressLine (): (done: number, of: number, requests: number, violation
 }
 
 async function main (): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      bearer: { type: 'string' },
-      basic: { type: 'string' },
-      'api-key': { type: 'string', multiple: true },
-      header: { type: 'string', multiple: true },
-      checks: { type: 'string' },
-      'exclude-checks': { type: 'string' },
-      generated: { type: 'string' },
-      seed: { type: 'string' },
-      'max-requests': { type: 'string' },
-      'time-limit': { type: 'string' },
-      concurrency: { type: 'string' },
-      'request-timeout': { type: 'string' },
-      'only-safe': { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      report: { type: 'string' },
-      junit: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) {
+  const line = commandLine({
+    bearer: { type: 'string' },
+    basic: { type: 'string' },
+    'api-key': { type: 'string', multiple: true },
+    header: { type: 'string', multiple: true },
+    generated: { type: 'string' },
+    seed: { type: 'string' },
+    'max-requests': { type: 'string' },
+    'time-limit': { type: 'string' },
+    concurrency: { type: 'string' },
+    'request-timeout': { type: 'string' },
+    'only-safe': { type: 'boolean' },
+    'dry-run': { type: 'boolean' }
+  }, 'a base URL')
+  if (line === undefined) {
     process.stdout.write(USAGE)
     return 0
   }
-  const [path, baseUrl] = positionals
-  if (path === undefined || baseUrl === undefined || positionals.length > 2) throw new UsageError('a document and a base URL, and nothing else, come before the options')
-  baseUrlOf(baseUrl, 'the base URL')
-  // npm runs its scripts at the project's root; the paths are the user's, from where they ran it.
-  const here = (file: string): string => resolve(process.env.INIT_CWD ?? process.cwd(), file)
+  const { values, document: path, url: baseUrl } = line
   const options = {
     credentials: credentialsOf(values),
     checks: checksOf(CHECKS, values.checks, values['exclude-checks']),
@@ -122,7 +108,7 @@ async function main (): Promise<number> {
     import('../openapi/document/document.ts'), import('../openapi/document/upgrade.ts'), import('../openapi/verify/verifier.ts'), import('../openapi/verify/http.ts'),
     import('../openapi/verify/report.ts'), import('../openapi/verify/junit.ts'), import('../openapi/verify/curl.ts')
   ])
-  const document = await modelOf((await loadDocument(here(path))).document, { inPlace: true })
+  const document = await modelOf((await loadDocument(fromUser(path))).document, { inPlace: true })
 
   if (values['dry-run'] === true) {
     const listed: string[] = []
@@ -139,8 +125,8 @@ async function main (): Promise<number> {
   const http = httpTransport(baseUrl, { timeoutMs, connections: options.concurrency })
   const verification = await verify(document, http.send, options).finally(http.close)
   const report = reportOf(verification, path, baseUrl)
-  if (values.report !== undefined) writeFileSync(here(values.report), `${JSON.stringify(report, null, 2)}\n`)
-  if (values.junit !== undefined) writeFileSync(here(values.junit), junitOf(report))
+  if (values.report !== undefined) writeFileSync(fromUser(values.report), `${JSON.stringify(report, null, 2)}\n`)
+  if (values.junit !== undefined) writeFileSync(fromUser(values.junit), junitOf(report))
   process.stdout.write(`${summaryOf(report)}\n`)
   return report.operations.some((o) => o.violations.length > 0) ? 1 : 0
 }
