@@ -26,8 +26,8 @@ const MOCKS = (process.env.CORPUS_MOCKS ?? 'ours,prism').split(',')
 const VERIFY_TIME_LIMIT_S = 300
 const DREDD_TIMEOUT_MS = 60_000
 
-interface Tally { documents: number, booted: number, operations: number, flagged: number, requests: number, byCheck: Record<string, number> }
-const tally = (): Tally => ({ documents: 0, booted: 0, operations: 0, flagged: 0, requests: 0, byCheck: Object.fromEntries(CHECKS.map((check) => [check, 0])) })
+interface Tally { documents: number, booted: number, operations: number, flagged: number, requests: number, chains: { resources: number, requests: number }, byCheck: Record<string, number> }
+const tally = (): Tally => ({ documents: 0, booted: 0, operations: 0, flagged: 0, requests: 0, chains: { resources: 0, requests: 0 }, byCheck: Object.fromEntries(CHECKS.map((check) => [check, 0])) })
 
 /** Runs a command to its end (bounded), following its peak memory: its output, exit status, time and peak. */
 async function timed (command: string, args: string[], timeoutMs: number): Promise<{ output: string, status: number | null, ms: number, peakMiB: number }> {
@@ -97,14 +97,16 @@ async function main (): Promise<void> {
       const verified = await verifyAgainst(file, mock, join(scratch, 'report.json'))
       const own: Record<string, unknown> = { booted: true, bootMs: Math.round(mock.bootMs), verifyMs: Math.round(verified.ms), verifyPeakMiB: Math.round(verified.peakMiB) }
       if (verified.report !== undefined) {
-        const { operations, requests } = verified.report
+        const { operations, requests, chains } = verified.report
         const violations = operations.flatMap((o) => o.violations)
         const flagged = operations.filter((o) => o.violations.length > 0).length
         t.operations += operations.length
         t.flagged += flagged
         t.requests += requests
+        t.chains.resources += chains.resources
+        t.chains.requests += chains.requests
         for (const v of violations) t.byCheck[v.check]++
-        Object.assign(own, { operations: operations.length, flagged, requests, byCheck: Object.fromEntries(CHECKS.map((check) => [check, violations.filter((v) => v.check === check).length]).filter(([, count]) => count !== 0)) })
+        Object.assign(own, { operations: operations.length, flagged, requests, chains, byCheck: Object.fromEntries(CHECKS.map((check) => [check, violations.filter((v) => v.check === check).length]).filter(([, count]) => count !== 0)) })
         own.examples = violations.slice(0, 3).map((v) => `${v.check}: ${v.detail}`)
       } else {
         own.failure = verified.failure
@@ -127,14 +129,14 @@ async function main (): Promise<void> {
     documents.push(row)
     console.log(`${n + 1}/${files.length} ${name}: ${MOCKS.map((m) => {
       const r = row[m] as any
-      return !r.booted ? `${m} did not boot` : r.failure !== undefined ? `${m}: the verifier failed (${r.failure})` : `${m} ${r.flagged}/${r.operations} flagged ${JSON.stringify(r.byCheck)}, ${r.requests} requests, ${(r.verifyMs / 1000).toFixed(1)} s, ${r.verifyPeakMiB} MiB`
+      return !r.booted ? `${m} did not boot` : r.failure !== undefined ? `${m}: the verifier failed (${r.failure})` : `${m} ${r.flagged}/${r.operations} flagged ${JSON.stringify(r.byCheck)}, ${r.requests} requests (${r.chains.resources} resources followed in sequences, ${r.chains.requests} requests of those), ${(r.verifyMs / 1000).toFixed(1)} s, ${r.verifyPeakMiB} MiB`
     }).join('; ')}`)
   }
   rmSync(scratch, { recursive: true, force: true })
-  console.log(`\n| mock | documents booted | operations flagged | ${CHECKS.join(' | ')} |`)
-  console.log(`| --- | ---: | ---: | ${CHECKS.map(() => '---:').join(' | ')} |`)
+  console.log(`\n| mock | documents booted | operations flagged | requests | sequences: resources, requests | ${CHECKS.join(' | ')} |`)
+  console.log(`| --- | ---: | ---: | ---: | ---: | ${CHECKS.map(() => '---:').join(' | ')} |`)
   for (const [name, t] of Object.entries(totals)) {
-    console.log(`| ${name} | ${t.booted}/${t.documents} | ${t.flagged}/${t.operations} (${(100 * t.flagged / Math.max(1, t.operations)).toFixed(1)}%) | ${CHECKS.map((check) => t.byCheck[check]).join(' | ')} |`)
+    console.log(`| ${name} | ${t.booted}/${t.documents} | ${t.flagged}/${t.operations} (${(100 * t.flagged / Math.max(1, t.operations)).toFixed(1)}%) | ${t.requests} | ${t.chains.resources}, ${t.chains.requests} | ${CHECKS.map((check) => t.byCheck[check]).join(' | ')} |`)
   }
   if (dredd.documents > 0) console.log(`\nDredd against ours: read ${dredd.read} of ${dredd.documents} documents; transactions: ${dredd.passing} passing, ${dredd.failing} failing, ${dredd.errors} errors, ${dredd.skipped} skipped.`)
   const github = documents.find((row) => String(row.document).includes('api.github.com'))
