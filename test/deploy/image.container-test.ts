@@ -197,7 +197,7 @@ t.test('run hardened with a volume: durable across stop and start, a request in 
     t.match(unknown.stderr, 'usage: [serve] | migrate | copy-store FROM TO | config | mock DOCUMENT [--stateless]')
   })
 
-  t.test('the mock role: any document, mounted, mocked; what is created, remembered; the proxy role in front of it', async (t) => {
+  t.test('the mock role, and the proxy role in front of it', async (t) => {
     const document = join(t.testdir(), 'petstore.json')
     copyFileSync(createRequire(import.meta.url).resolve('@readme/oas-examples/3.0/json/petstore.json'), document)
     const name = `plant-store-mock-${process.pid}`
