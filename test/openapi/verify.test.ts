@@ -176,3 +176,26 @@ t.test('a valid request refused for data that is not there is told apart from on
   t.match(refused('no such shelter'), 'does not exist')
   t.match(refused('names are short here'), /^a valid request \(sample\) refused with 400: "/, 'a refusal for what the request holds says nothing of the kind')
 })
+
+t.test('a form or multipart body is called valid only as the engine reads it back: no empty list in parts, no list as a whole form', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  // As EVE Marketer's POST /marketstat (a required list of ids, in multipart) and AGCO's IQA codes (a list of text, as JSON and as a form).
+  const codes = { type: 'array', items: { type: 'string' } }
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Forms', version: '1.0.0' },
+    paths: {
+      '/stats': { post: { requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['typeid'], properties: { typeid: { type: 'array', items: { type: 'integer' } }, region: { type: 'integer' } } } } } }, responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } },
+      '/codes': { put: { requestBody: { required: true, content: { 'application/json': { schema: codes }, 'application/x-www-form-urlencoded': { schema: codes } } }, responses: { 204: { description: 'kept' }, 400: { description: 'bad' } } } }
+    }
+  }
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'forms.json')
+  t.teardown(() => app.close())
+  const verification = await verify(served, injectTransport(app), { seed: 1, generated: 40 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the engine accepts every request the verifier calls valid')
+  const stats = verification.operations.find((o) => o.path === '/stats')!
+  t.ok(stats.sent.filter((s) => s.kind === 'valid' && s.source === 'generated').length > 10, 'generated bodies sent all the same, each with an id')
+  t.notOk(verification.operations.find((o) => o.path === '/codes')!.sent.some((s) => s.kind === 'valid' && /form-urlencoded/.test(s.request.headers['content-type'] ?? '')), 'no list sent as a whole form')
+})

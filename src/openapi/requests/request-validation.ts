@@ -81,6 +81,31 @@ export function formFields (doc: OpenApiDocument, media: MediaSpec): ParameterSp
   })
 }
 
+/** A form body's reader, as the engine reads one: each property of the schema a field, styled as its encoding says (parameters.ts), shaped as the schema's. The verifier reads back what it writes by it. */
+export function formBody (doc: OpenApiDocument, media: MediaSpec): (text: string) => Record<string, unknown> {
+  const read = formReader(formFields(doc, media), (spec) => propertiesOf(doc, spec.schema))
+  return (text) => shaped(doc, media.schema, read(text)) as Record<string, unknown>
+}
+
+/**
+ * A multipart body's parts as the schema's properties: a list where it declares one, else the
+ * last; a structure (an object, a list of them) as JSON, OpenAPI's default for it, as is a part
+ * its encoding or its own Content-Type says is JSON. The verifier reads back what it writes by it.
+ */
+export function multipartFields (doc: OpenApiDocument, media: MediaSpec, values: Record<string, unknown[]>): Record<string, unknown> {
+  const encoding: Record<string, any> = media.object.encoding ?? {}
+  const out: Record<string, unknown> = {}
+  for (const [name, given] of Object.entries(values)) {
+    const property = propertySchema(doc, media.schema, name)
+    const shape = shapeOf(doc, property)
+    const items = shape === 'array' ? derefSchema(doc, property)?.items : property
+    const json = /\bjson\b/.test(encoding[name]?.contentType ?? '') || shapeOf(doc, items) === 'object'
+    const parsed = given.map((value) => typeof value === 'string' && json ? parseOr(value) : value)
+    out[name] = shape === 'array' ? parsed : parsed.at(-1)
+  }
+  return out
+}
+
 function shaped (doc: OpenApiDocument, schema: unknown, value: unknown): unknown {
   if (value === undefined || schema === undefined) return value
   const shape = shapeOf(doc, schema)
@@ -165,32 +190,11 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     return bodyValidators.get(media)!
   }
 
-  /** A form body's reader: each property of the schema a field, styled as its encoding says (parameters.ts). */
   const forms = new Map<MediaSpec, (text: string) => Record<string, unknown>>()
   const formOf = (media: MediaSpec) => {
     let read = forms.get(media)
-    if (read === undefined) {
-      forms.set(media, read = formReader(formFields(doc, media), (spec) => propertiesOf(doc, spec.schema)))
-    }
+    if (read === undefined) forms.set(media, read = formBody(doc, media))
     return read
-  }
-
-  /**
-   * A multipart body's parts as the schema's properties: a list where it declares one, else the
-   * last; a structure (an object, a list of them) as JSON, OpenAPI's default for it, as is a part
-   * its encoding or its own Content-Type says is JSON.
-   */
-  const fields = (schema: unknown, values: Record<string, unknown[]>, encoding: Record<string, any> = {}): Record<string, unknown> => {
-    const out: Record<string, unknown> = {}
-    for (const [name, given] of Object.entries(values)) {
-      const property = propertySchema(doc, schema, name)
-      const shape = shapeOf(doc, property)
-      const items = shape === 'array' ? derefSchema(doc, property)?.items : property
-      const json = /\bjson\b/.test(encoding[name]?.contentType ?? '') || shapeOf(doc, items) === 'object'
-      const parsed = given.map((value) => typeof value === 'string' && json ? parseOr(value) : value)
-      out[name] = shape === 'array' ? parsed : parsed.at(-1)
-    }
-    return out
   }
 
   const body = (request: FastifyRequest): Promise<Error | undefined> | Error | undefined => {
@@ -215,17 +219,17 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
         return check(validate, request.body, 'body')
       case 'form': {
         checkFieldCount(request.body as string, limits.parts)
-        const form = shaped(doc, media.schema, formOf(media)(request.body as string)) as Record<string, unknown>
+        const form = formOf(media)(request.body as string)
         request.body = form
         return check(validate, form, 'body')
       }
       case 'multipart':
         return readMultipart(request, limits).then(({ body: given, view }) => {
-          const checked = fields(media.schema, view, media.object.encoding)
+          const checked = multipartFields(doc, media, view)
           const fault = check(validate, checked, 'body')
           if (fault !== undefined) return fault
           // The handler gets the fields as checked (converted), and each file as it came.
-          const files = fields(media.schema, given, media.object.encoding)
+          const files = multipartFields(doc, media, given)
           request.body = Object.fromEntries(Object.keys(files).map((name) => [name, isFile(files[name]) ? files[name] : checked[name]]))
         })
       case 'text':

@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
-import { kindOf, matchMedia } from '../requests/bodies.ts'
+import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
 import { parameterValidation } from '../requests/request-validation.ts'
 import type { MediaSpec, ParameterSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
@@ -11,7 +11,7 @@ import { derefSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { arbitraryOf } from './arbitraries.ts'
 import { credentialsFor, isPublic, type GivenCredentials, type Secret } from './credentials.ts'
-import { bodyIn, cookiePairs, isNested, queryPairs, spelled, type HttpRequest } from './spelling.ts'
+import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type HttpRequest } from './spelling.ts'
 
 // What the verifier sends an operation. Valid requests: the document's examples (where they are
 // valid against their schemas), a sample of each body media type (schemas/samples.ts), and values
@@ -72,6 +72,21 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     return validate
   }
   const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validatorOf(schema)(value)
+  /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
+  const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(JSON.stringify(value ?? {})) : value
+  const textValidating = new WeakMap<object, ValidateFunction>()
+  /** A body valid as the engine reads it once sent: JSON by its parser; a form or multipart body as its fields come back, each converted from text. */
+  const bodyValid = (m: MediaSpec, value: unknown): boolean => {
+    if (m.schema === undefined) return true
+    if (!['form', 'multipart'].includes(kindOf(concreteType(m.type)))) return valid(m.schema, asRead(m, value))
+    let validate = textValidating.get(m.schema)
+    if (validate === undefined) textValidating.set(m.schema, validate = validators.text(m.schema))
+    try {
+      return validate(bodyReadBack(doc, m, value))
+    } catch {
+      return false // a value no form spells (a lone surrogate, say)
+    }
+  }
   const media = route.body?.media ?? []
   // A client sends JSON where the operation takes it.
   const preferred = media.find((m) => /json/.test(m.type)) ?? media[0]
@@ -93,10 +108,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     media: m,
     body: m === undefined ? undefined : sampleOf(m.schema)
   })
-  /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
-  const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(JSON.stringify(value ?? {})) : value
-  const firstValid = (object: { object: Record<string, any>, schema?: object }, read = (value: unknown) => value): { value: unknown } | undefined => {
-    const example = examplesOf(doc, object).find(({ value }) => valid(object.schema, read(value)))
+  const firstValid = (object: { object: Record<string, any>, schema?: object }): { value: unknown } | undefined => {
+    const example = examplesOf(doc, object).find(({ value }) => valid(object.schema, value))
     return example === undefined ? undefined : { value: example.value }
   }
 
@@ -150,7 +163,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   const validCase = (values: Values, source: Source): Case | Error => {
     const moving = parameters.find((p, i) => p.in === 'path' && values.parameters[i] !== undefined && !segmentFits(p, values.parameters[i]))
     if (moving !== undefined) return new Error(`path parameter ${moving.name}: a segment that would move the path`)
-    if (preferred !== undefined && !valid(preferred.schema, asRead(preferred, values.body))) return new Error('the body breaks its schema')
+    if (preferred !== undefined && !bodyValid(preferred, values.body)) return new Error('the body breaks its schema, as the engine reads it')
     let sent: Case
     try {
       sent = build(values, source)
@@ -165,8 +178,9 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const cases: Case[] = []
     // The document's examples, where it gives any: each parameter's and the body's first valid one, samples for the rest.
     const parameterExamples = parameters.map((p) => firstValid(p))
-    const bodyExample = preferred === undefined ? undefined : firstValid(preferred, (value) => asRead(preferred, value))
+    const bodyExample = preferred === undefined ? undefined : examplesOf(doc, preferred).find(({ value }) => bodyValid(preferred, value))
     base = sampled(preferred)
+    if (preferred !== undefined && !bodyValid(preferred, base.body)) throw new Unbuildable(`the engine reads the sample's ${preferred.type} body otherwise`)
     const sample = build(base, 'sample')
     const refused = engineRefuses(sample.request, base)
     if (refused !== undefined) throw new Unbuildable(`the engine reads the sample otherwise: ${refused.message}`)
@@ -176,7 +190,15 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       if (engineRefuses(sent.request, example) === undefined) cases.push(sent)
     }
     cases.push(sample)
-    for (const other of media.filter((m) => m !== preferred)) cases.push(build(sampled(other), 'sample'))
+    // A sample in each other media type the operation takes, where one can be written so that the engine reads it back valid (no form spells an array as the whole body, nor an empty list).
+    for (const other of media.filter((m) => m !== preferred)) {
+      try {
+        const values = sampled(other)
+        if (bodyValid(other, values.body)) cases.push(build(values, 'sample'))
+      } catch (err) {
+        if (!(err instanceof Unbuildable)) throw err
+      }
+    }
     return cases
   }
 

@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
-import { formFields } from '../requests/request-validation.ts'
+import { formBody, formFields, multipartFields } from '../requests/request-validation.ts'
 import type { MediaSpec, ParameterSpec } from '../routes/routes.ts'
 import { derefSchema } from '../schemas/schema.ts'
 
@@ -68,6 +68,23 @@ export const isNested = (value: unknown): boolean =>
 // A boundary no generated value holds.
 const BOUNDARY = 'verify-boundary-7MA4YWxkTrZu0gW'
 
+/** A multipart body's parts as the verifier writes them: a list's items each a part (none for an empty list), a file's bytes as text, a structure as JSON. */
+export function multipartParts (doc: OpenApiDocument, media: MediaSpec, value: unknown): Array<{ name: string, file: boolean, json: boolean, text: string }> {
+  return Object.entries(value ?? {}).flatMap(([name, v]) => {
+    const property = derefSchema(doc, derefSchema(doc, media.schema)?.properties?.[name]) ?? {}
+    const file = property.format === 'binary' || property.contentMediaType !== undefined || property.type === undefined
+    return (Array.isArray(v) && property.type === 'array' ? v : [v]).map((item) => ({ name, file, json: !file && typeof item === 'object' && item !== null, text: text(item) }))
+  })
+}
+
+/** A form or multipart body as the engine reads what bodyIn writes of `value` (requests/request-validation.ts): what the verifier checks a body it calls valid by. */
+export function bodyReadBack (doc: OpenApiDocument, media: MediaSpec, value: unknown): unknown {
+  if (kindOf(concreteType(media.type)) === 'form') return formBody(doc, media)(bodyIn(doc, media, value).body as string)
+  const view: Record<string, unknown[]> = {}
+  for (const { name, json, text } of multipartParts(doc, media, value)) (view[name] ??= []).push(json ? JSON.parse(text) : text)
+  return multipartFields(doc, media, view)
+}
+
 /** The body a client sends in `media`: a value, spelled as its media type wants it; its Content-Type. */
 export function bodyIn (doc: OpenApiDocument, media: MediaSpec, value: unknown): { type: string, body: string | Buffer } {
   const type = concreteType(media.type)
@@ -80,13 +97,9 @@ export function bodyIn (doc: OpenApiDocument, media: MediaSpec, value: unknown):
       return { type, body: pairs.join('&') }
     }
     case 'multipart': {
-      const parts = Object.entries(value ?? {}).flatMap(([k, v]) => {
-        const property = derefSchema(doc, derefSchema(doc, media.schema)?.properties?.[k]) ?? {}
-        const file = property.format === 'binary' || property.contentMediaType !== undefined || property.type === undefined
-        return (Array.isArray(v) && property.type === 'array' ? v : [v]).map((item) => file
-          ? `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"; filename="${k}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${text(item)}\r\n`
-          : `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n${typeof item === 'object' && item !== null ? 'Content-Type: application/json\r\n' : ''}\r\n${text(item)}\r\n`)
-      })
+      const parts = multipartParts(doc, media, value).map(({ name, file, json, text }) => file
+        ? `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${text}\r\n`
+        : `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n${json ? 'Content-Type: application/json\r\n' : ''}\r\n${text}\r\n`)
       return { type: `multipart/form-data; boundary=${BOUNDARY}`, body: parts.join('') + `--${BOUNDARY}--\r\n` }
     }
     case 'text': return { type, body: typeof value === 'string' ? value : text(value ?? 'text') }
