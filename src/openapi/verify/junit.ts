@@ -2,7 +2,7 @@ import type { Report } from './report.ts'
 
 // A report as JUnit XML, which CI systems read: the document a test suite, each operation a test
 // case, each violation a failure of it, with the curl command that shows it (a sequence's, each
-// of its requests in order).
+// of its requests in order). The proxy's: each operation its traffic did not reach, a skipped case.
 
 const escaped = (text: string): string => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
   // XML 1.0 takes no control character but tab, newline and carriage return.
@@ -19,12 +19,15 @@ export function junitOf (report: Report): string {
     const body = [...failed, ...notes]
     return body.length === 0 ? `    <testcase classname="${escaped(report.document)}" name="${name}"/>` : `    <testcase classname="${escaped(report.document)}" name="${name}">\n${body.join('\n')}\n    </testcase>`
   })
+  const unseen = (report.coverage?.unseen ?? []).map((operation) => `    <testcase classname="${escaped(report.document)}" name="${escaped(operation)}">\n      <skipped message="not reached by the traffic"/>\n    </testcase>`)
+  const tests = cases.length + unseen.length
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${report.coverage === undefined ? 'npm run verify' : 'npm run proxy'}" tests="${report.operations.length}" failures="${failures}" time="${seconds}">`,
-    `  <testsuite name="${escaped(`${report.document} against ${report.baseUrl}`)}" tests="${report.operations.length}" failures="${failures}" errors="0" time="${seconds}">`,
+    `<testsuites name="${report.coverage === undefined ? 'npm run verify' : 'npm run proxy'}" tests="${tests}" failures="${failures}" time="${seconds}">`,
+    `  <testsuite name="${escaped(`${report.document} against ${report.baseUrl}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${unseen.length}" time="${seconds}">`,
     ...report.seed === undefined ? [] : [`    <properties><property name="seed" value="${report.seed}"/></properties>`],
     ...cases,
+    ...unseen,
     '  </testsuite>',
     '</testsuites>',
     ''
