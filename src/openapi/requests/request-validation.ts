@@ -81,10 +81,16 @@ export function formFields (doc: OpenApiDocument, media: MediaSpec): ParameterSp
   })
 }
 
-/** A form body's reader, as the engine reads one: each property of the schema a field, styled as its encoding says (parameters.ts), shaped as the schema's. The verifier reads back what it writes by it. */
+const formBodies = new WeakMap<MediaSpec, (text: string) => Record<string, unknown>>()
+
+/** A form body's reader, as the engine reads one: each property of the schema a field, styled as its encoding says (parameters.ts), shaped as the schema's; made once a media type. The verifier reads back what it writes by it. */
 export function formBody (doc: OpenApiDocument, media: MediaSpec): (text: string) => Record<string, unknown> {
-  const read = formReader(formFields(doc, media), (spec) => propertiesOf(doc, spec.schema))
-  return (text) => shaped(doc, media.schema, read(text)) as Record<string, unknown>
+  let read = formBodies.get(media)
+  if (read === undefined) {
+    const fields = formReader(formFields(doc, media), (spec) => propertiesOf(doc, spec.schema))
+    formBodies.set(media, read = (text) => shaped(doc, media.schema, fields(text)) as Record<string, unknown>)
+  }
+  return read
 }
 
 /**
@@ -190,13 +196,6 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     return bodyValidators.get(media)!
   }
 
-  const forms = new Map<MediaSpec, (text: string) => Record<string, unknown>>()
-  const formOf = (media: MediaSpec) => {
-    let read = forms.get(media)
-    if (read === undefined) forms.set(media, read = formBody(doc, media))
-    return read
-  }
-
   const body = (request: FastifyRequest): Promise<Error | undefined> | Error | undefined => {
     const spec = route.body!
     const type = mediaTypeOf(request)
@@ -219,7 +218,7 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
         return check(validate, request.body, 'body')
       case 'form': {
         checkFieldCount(request.body as string, limits.parts)
-        const form = formOf(media)(request.body as string)
+        const form = formBody(doc, media)(request.body as string)
         request.body = form
         return check(validate, form, 'body')
       }
