@@ -6,6 +6,7 @@ import type { HttpConfig } from '../../http/config.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { engine } from '../routes/engine.ts'
+import { SENDERS_OWN } from './proxy.ts'
 import type { Refusal, RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { judge, type CheckName, type Judge, type Violation } from '../verify/checks.ts'
@@ -49,8 +50,6 @@ export interface ExchangeJudge {
 const ROUTE = 'x-judged-route'
 const REASON = 'x-judged-reason'
 const CODE = 'x-judged-code'
-// What a request's headers say of its connection, not of it: the engine's injection frames its own.
-const CONNECTION = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'expect'])
 
 // What a request past the judged size leaves to judge: not what depends on whether it was valid.
 const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance', 'negative_data_rejection', 'ignored_auth'])
@@ -133,7 +132,7 @@ async function unreachable (): Promise<never> {
 /** The headers the engine reads; without its body, none that speak of one. */
 function requestHeaders (headers: IncomingHttpHeaders, withBody: boolean): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !CONNECTION.has(name) && (withBody || !name.startsWith('content-'))) out[name] = value
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !SENDERS_OWN.has(name) && (withBody || !name.startsWith('content-'))) out[name] = value
   return out
 }
 

@@ -18,6 +18,8 @@ import type { Exchange } from './judge.ts'
 const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'])
 // Of a request's, also Host (the upstream's is sent) and Expect (the proxy has read on: 100-continue is its own).
 const REQUEST_OWN: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'host', 'expect'])
+/** A request's headers that whoever sends it again writes itself, its body's length too: the judge's injection, a curl command. */
+export const SENDERS_OWN: ReadonlySet<string> = new Set([...REQUEST_OWN, 'content-length'])
 
 export interface ProxyOptions {
   upstream: string

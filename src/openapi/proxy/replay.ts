@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { Secret } from '../verify/credentials.ts'
 import { curlOf } from '../verify/curl.ts'
+import { SENDERS_OWN } from './proxy.ts'
 
 // A request that passed through the proxy as a curl command to the upstream, to send it again:
 // its headers and body as they came, but the credentials. Those a request carries (Authorization,
@@ -9,7 +10,6 @@ import { curlOf } from '../verify/curl.ts'
 // query) are shown as the shell variables a user sets ("$AUTHORIZATION", "$API_KEY_1"), never
 // their values: a log line or a report holds no credential.
 
-const FRAMING = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade', 'expect'])
 const WHOLE = { authorization: 'AUTHORIZATION', 'proxy-authorization': 'PROXY_AUTHORIZATION', cookie: 'COOKIE' } as Record<string, string>
 
 /** The names of the document's API keys: in headers (lowercase) and in the query. */
@@ -26,7 +26,7 @@ export function replayOf (upstream: string, keys: ReturnType<typeof apiKeyNames>
   const secret = (value: string, variable: string): void => { if (value !== '') secrets.push({ value, variable }) }
   const sent: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || FRAMING.has(name)) continue
+    if (value === undefined || SENDERS_OWN.has(name)) continue
     const text = Array.isArray(value) ? value.join(', ') : value
     sent[name] = text
     if (WHOLE[name] !== undefined) secret(text, WHOLE[name])

@@ -25,20 +25,18 @@ export class Traffic {
     this.#refused = refused
   }
 
-  /** An exchange of an operation of the document, with what was found in it; true for each violation not seen before. */
-  record (route: RouteSpec, status: number, violations: ReportedViolation[], notes: string[]): boolean[] {
+  /** An exchange of an operation of the document, with what was found in it: each violation kept once. */
+  record (route: RouteSpec, status: number, violations: ReportedViolation[], notes: string[]): void {
     this.#requests++
     let seen = this.#seen.get(route)
     if (seen === undefined) this.#seen.set(route, seen = { route, requests: 0, statuses: {}, violations: new Map(), notes: new Set() })
     seen.requests++
     seen.statuses[status] = (seen.statuses[status] ?? 0) + 1
     for (const note of notes) if (seen.notes.size < MOST_PER_OPERATION) seen.notes.add(note)
-    return violations.map((violation) => {
+    for (const violation of violations) {
       const key = `${violation.check} ${violation.status} ${violation.detail}`
-      if (seen.violations.has(key) || seen.violations.size >= MOST_PER_OPERATION) return false
-      seen.violations.set(key, violation)
-      return true
-    })
+      if (!seen.violations.has(key) && seen.violations.size < MOST_PER_OPERATION) seen.violations.set(key, violation)
+    }
   }
 
   /** A request no operation of the document takes (its path, or its method on that path). */

@@ -1,5 +1,6 @@
-import type { Server, ServerOptions } from 'node:http'
+import type { Server } from 'node:http'
 import type { HttpConfig } from '../../http/config.ts'
+import { limitOptions } from '../../http/limits.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { CheckName, Violation } from '../verify/checks.ts'
 import type { Report } from '../verify/report.ts'
@@ -46,7 +47,8 @@ export async function validatingProxy ({ http, document, file, upstream, enabled
   const traffic = new Traffic(judge.routes, judge.refused)
   const keys = apiKeyNames(document)
   const judging = new Set<Promise<void>>()
-  const serverOptions: ServerOptions = { maxHeaderSize: http.maxHeaderBytes, requestTimeout: http.requestTimeout, keepAliveTimeout: http.keepAliveTimeout }
+  // The service's own bounds on a request's arriving (http/limits.ts).
+  const { http: bounds, requestTimeout, keepAliveTimeout } = limitOptions(http)
   const { server, settled } = proxyServer({
     upstream,
     judgedBytes: http.bodyLimit,
@@ -66,7 +68,7 @@ export async function validatingProxy ({ http, document, file, upstream, enabled
       judging.add(judged)
       judged.finally(() => judging.delete(judged)).catch(() => {})
     }
-  }, serverOptions)
+  }, { ...bounds, requestTimeout, keepAliveTimeout })
   return {
     server,
     refused: judge.refused,
