@@ -49,7 +49,7 @@ export interface Violation { check: CheckName, status: number, detail: string }
 
 // What a refusal says when the request is valid but names data that is not there (a project, an
 // invite): Schemathesis' most reported false alarm, told apart in the violation's words.
-const MISSING_DATA = /\b(not found|does not exist|doesn't exist|do not exist|no such|not exist|unknown \w+ (id|key|name))\b/i
+const MISSING_DATA = /\b(not found|not exist|(does|do)n't exist|no such|unknown \w+ (id|key|name))\b/i
 
 // The statuses that refuse a request for what it holds, where the verifier sent one the document allows.
 const CONTENT_REFUSALS = new Set([400, 415, 422])
