@@ -218,7 +218,11 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
       : rewritten(schema, int64Checked)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
+    // One validator a schema, whoever asks for it and however often: compiled once, at its first use.
+    const compiled = new WeakMap<object, ValidateFunction>()
     return (schema: JsonSchema): ValidateFunction => {
+      const known = typeof schema === 'object' && schema !== null ? compiled.get(schema) : undefined
+      if (known !== undefined) return known
       let validate: ValidateFunction | undefined
       const lazy = ((data: unknown, ctx?: any) => {
         if (validate === undefined) {
@@ -230,6 +234,7 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
         lazy.errors = validate.errors
         return valid
       }) as ValidateFunction
+      if (typeof schema === 'object' && schema !== null) compiled.set(schema, lazy)
       return lazy
     }
   }

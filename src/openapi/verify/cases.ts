@@ -74,15 +74,12 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validatorOf(schema)(value)
   /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
   const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(JSON.stringify(value ?? {})) : value
-  const textValidating = new WeakMap<object, ValidateFunction>()
   /** A body valid as the engine reads it once sent: JSON by its parser; a form or multipart body as its fields come back, each converted from text. */
   const bodyValid = (m: MediaSpec, value: unknown): boolean => {
     if (m.schema === undefined) return true
     if (!['form', 'multipart'].includes(kindOf(concreteType(m.type)))) return valid(m.schema, asRead(m, value))
-    let validate = textValidating.get(m.schema)
-    if (validate === undefined) textValidating.set(m.schema, validate = validators.text(m.schema))
     try {
-      return validate(bodyReadBack(doc, m, value))
+      return validators.text(m.schema)(bodyReadBack(doc, m, value))
     } catch {
       return false // a value no form spells (a lone surrogate, say)
     }
