@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { parseAllDocuments } from 'yaml'
+import { parse, parseAllDocuments } from 'yaml'
 import { builtBundle } from '../helpers/bundle.ts'
 import { freePort } from '../helpers/embedded-postgres.ts'
 import { AUDIENCE, startProvider } from '../helpers/identity-provider.ts'
@@ -14,7 +14,7 @@ import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // The rules and the dashboard of deploy/monitoring/ against a real Prometheus, scraping the service
 // (the bundle, as npm start runs it) every half second with the docs' own scrape config, and
-// evaluating the rules as often. Under a light load no alert is pending or firing; creates shed by a tiny
+// evaluating the rules as often. Under a light load no alert is pending or firing (but one on the host's own speed whose figures held); creates shed by a tiny
 // MAX_PENDING_CREATES make the error-budget alert pending; every dashboard query returns data,
 // quiet (no 503 yet, no JWT yet: its counts read 0, not "No data") and under load; killed, the service's down alerts turn pending. The deadlines
 // bound a hang, with room for a host several times slower; no step is judged by how long it took.
@@ -30,6 +30,10 @@ const LIGHT_LOAD_MS = 15 * INTERVAL_MS
 // Enough concurrent creates to keep more than MAX_PENDING_CREATES waiting for a commit.
 const SHEDDING_CLIENTS = 64
 const MAX_PENDING_CREATES = 8
+const RULES = join(root, 'deploy/monitoring/rules.yaml')
+// Alerts on the host's own speed: a busy host can make them true under a light load too (a commit's
+// fsync past 100 ms). Such an alert may be pending then, but only when the figures it reads held.
+const HOST_SPEED = new Set(['PlantStoreCommitsSlow', 'PlantStoreLatencyBudgetBurn', 'PlantStoreEventLoopLagging'])
 
 /** The scrape config docs/operating.md gives operators, for the job the rules select. */
 function docsScrapeConfig (): Record<string, any> {
@@ -67,7 +71,7 @@ t.test('the rules and the dashboard against a real Prometheus scraping the servi
   t.equal(job.job_name, 'plant-store')
   const prometheus = await startPrometheus(t, {
     global: { scrape_interval: `${INTERVAL_MS}ms`, evaluation_interval: `${INTERVAL_MS}ms` },
-    rule_files: [join(root, 'deploy/monitoring/rules.yaml')],
+    rule_files: [RULES],
     scrape_configs: [{ ...job, scrape_interval: `${INTERVAL_MS}ms`, static_configs: [{ targets: [`127.0.0.1:${metricsPort}`] }] }]
   })
   await prometheus.until('up{job="plant-store"} == 1', SECONDS_OF_PROMETHEUS)
@@ -92,8 +96,13 @@ t.test('the rules and the dashboard against a real Prometheus scraping the servi
   const lightTo = Date.now() / 1000
   t.same(Object.keys(statuses), ['200'], `${statuses[200]} creates, all answered 200`)
   const seconds = Math.floor(lightTo - lightFrom)
-  const alerts = await prometheus.query(`max_over_time(ALERTS[${seconds}s])`, lightTo)
-  t.same(alerts.map(({ metric }) => `${metric.alertname} ${metric.alertstate}`), [], `over ${seconds} s of light load, no alert was pending or firing`)
+  const alerts = new Set((await prometheus.query(`max_over_time(ALERTS[${seconds}s])`, lightTo)).map(({ metric }) => `${metric.alertname} ${metric.alertstate}`))
+  // What held: each host-speed rule's own expression, at every scrape's figures over the window.
+  const held = new Set<string>()
+  for (const { alert, expr } of parse(readFileSync(RULES, 'utf8')).groups.flatMap((group: any) => group.rules)) {
+    if (HOST_SPEED.has(alert) && (await prometheus.query(`max_over_time((${expr})[${seconds}s:${INTERVAL_MS / 5}ms])`, lightTo)).length > 0) held.add(`${alert} pending`)
+  }
+  t.same([...alerts].filter((alert) => !held.has(alert)), [], `over ${seconds} s of light load, no alert was pending or firing${held.size > 0 ? ` but what this host made true: ${[...held].join(', ')}` : ''}`)
   t.ok((await prometheus.query('plant_store:api_errors:ratio_rate5m{job="plant-store"} == 0')).length === 1, 'the error ratio was computed, and is 0')
   const dashboard = async (when: string) => {
     // Grafana escapes a chosen value's regex characters, doubling the backslash inside PromQL's string.
