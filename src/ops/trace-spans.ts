@@ -1,9 +1,9 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import type { GuardTracer } from '../security/auth.ts'
 import type { CommitTracer } from '../store/group-commit.ts'
 import type { RowResult } from '../store/store.ts'
-import type { Tracing } from './tracing.ts'
+import type { KeptRequest, Tracing } from './tracing.ts'
 
 // The request's span, and what shows where its time went: attributes on it as each part ends,
 // its outcome and how long it took (the bearer guard; validation, the body read and checked; the
@@ -13,19 +13,25 @@ import type { Tracing } from './tracing.ts'
 // measured dearer (docs/performance.md, "Traces"). Every log line of a traced request carries its
 // trace_id and span_id. Attributes name outcomes, kinds and times, never a token, its hash, or a body.
 //
-// A request the sampler dropped has no span: each hook here finds none on it and returns, and
-// nothing else is done for it (no context, no closure, no span that records nothing).
+// A request the sampler dropped has nothing: each hook here finds nothing on it and returns. A kept
+// request's span is a record until it ends (tracing.ts makes the spans in batches): the hooks here
+// write its attributes, and the commit its link.
 
 const tracer = trace.getTracer('plant-store')
-// A kept request's span and the context that holds it; null on every other request.
+// A kept request and where it is; null on every other request.
 const TRACED = Symbol('traced request')
-// A traced request's span, kept on its logger (Fastify gives request and reply one) for the lines
+// A traced request's ids, kept on its logger (Fastify gives request and reply one) for the lines
 // it writes: cheaper, measured, than a child logger with its ids bound or a WeakMap beside the loggers.
 const LOGGED_SPAN = Symbol('logged span')
+// The kept request whose handler is running, for its create to hand to its commit: set around the
+// handler's synchronous start (the last preHandler hook calls it, and it calls the store's create
+// before its first await), not an AsyncLocalStorage, which measured dearer for every request once
+// some run in one (docs/performance.md, "Traces").
+let handling: KeptRequest | undefined
 
-// Where a kept request is (at its guard, past it with its body being read and checked, or at its
-// handler), and when its last part ended (performance.now()).
-interface Traced { span: Span, context: Context, at: 'guard' | 'validation' | 'handler', since: number }
+// A kept request, where it is (at its guard, past it with its body being read and checked, or at
+// its handler), and when its last part ended (performance.now()).
+interface Traced { kept: KeptRequest, at: 'guard' | 'validation' | 'handler', since: number }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,32 +55,35 @@ const notTraced = (): void => {}
  * request's logger only when a line is written, so a request that logs nothing pays nothing.
  */
 export function traceIds (_line: object, _level: number, logger: object): object {
-  const span = (logger as { [LOGGED_SPAN]?: Span })[LOGGED_SPAN]
-  if (span === undefined) return {}
-  const { traceId, spanId } = span.spanContext()
-  return { trace_id: traceId, span_id: spanId }
+  const ids = (logger as { [LOGGED_SPAN]?: SpanContext })[LOGGED_SPAN]
+  if (ids === undefined) return {}
+  return { trace_id: ids.traceId, span_id: ids.spanId }
 }
 
 /** The root: each request's span, from its arrival to its answer's end, and the logs joined to it. */
 export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (app, _options, done) => {
     app.decorateRequest(TRACED, null)
-    // First of all hooks: the sampler decides, and only a kept request gets a span.
+    // First of all hooks: the sampler decides, and only a kept request is recorded.
     app.addHook('onRequest', (request, _reply, next) => {
       const kept = tracing.arrive(request)
       if (kept !== undefined) {
-        request[TRACED] = { span: kept.span, context: kept.context, at: 'guard', since: performance.now() }
-        ;(request.log as { [LOGGED_SPAN]?: Span })[LOGGED_SPAN] = kept.span
+        request[TRACED] = { kept, at: 'guard', since: kept.start }
+        ;(request.log as { [LOGGED_SPAN]?: SpanContext })[LOGGED_SPAN] = kept.spanContext
       }
       next()
     })
     app.addHook('onResponse', (request, reply, next) => {
       const traced = request[TRACED]
       if (traced !== null) {
-        traced.span.setAttribute('http.response.status_code', reply.statusCode)
+        const { kept } = traced
+        kept.attributes['http.response.status_code'] = reply.statusCode
         // HTTP semantic conventions: a server span fails with a 4xx or 5xx, error.type its code.
-        if (reply.statusCode >= 400) traced.span.setAttribute('error.type', String(reply.statusCode)).setStatus({ code: SpanStatusCode.ERROR })
-        traced.span.end()
+        if (reply.statusCode >= 400) {
+          kept.attributes['error.type'] = String(reply.statusCode)
+          kept.failed = true
+        }
+        tracing.end(kept)
       }
       next()
     })
@@ -90,7 +99,10 @@ export const guardTracer: GuardTracer = {
     const traced = request[TRACED]
     if (traced === null) return notTraced
     return (outcome, kind) => {
-      traced.span.setAttribute('plant_store.auth.outcome', outcome).setAttribute('plant_store.auth.token_kind', kind).setAttribute('plant_store.auth.duration_ms', lap(traced))
+      const { attributes } = traced.kept
+      attributes['plant_store.auth.outcome'] = outcome
+      attributes['plant_store.auth.token_kind'] = kind
+      attributes['plant_store.auth.duration_ms'] = lap(traced)
       if (outcome === 'accepted') traced.at = 'validation'
     }
   }
@@ -98,16 +110,22 @@ export const guardTracer: GuardTracer = {
 
 /**
  * Validation's end, in the API's scope: its outcome and time as the handler starts (the body read,
- * parsed and checked) or as the request fails before it; and the handler run in the request's
- * context, so that its create finds the span to link its commit to.
+ * parsed and checked) or as the request fails before it; and the handler run as the kept request's,
+ * so that its create finds the request to link its commit to.
  */
 export function traceValidation (app: FastifyInstance): void {
   app.addHook('preHandler', (request, _reply, next) => {
     const traced = request[TRACED]
     if (traced === null) return next()
     traced.at = 'handler'
-    traced.span.setAttribute('plant_store.validation.outcome', 'valid').setAttribute('plant_store.validation.duration_ms', lap(traced))
-    context.with(traced.context, next)
+    traced.kept.attributes['plant_store.validation.outcome'] = 'valid'
+    traced.kept.attributes['plant_store.validation.duration_ms'] = lap(traced)
+    handling = traced.kept
+    try {
+      next()
+    } finally {
+      handling = undefined
+    }
   })
   app.addHook('onError', (request, _reply, error, next) => {
     const traced = request[TRACED]
@@ -115,7 +133,8 @@ export function traceValidation (app: FastifyInstance): void {
     // unreadable, or invalid.
     const status = (error as { statusCode?: number }).statusCode ?? 500
     if (traced !== null && traced.at === 'validation' && status < 500) {
-      traced.span.setAttribute('plant_store.validation.outcome', 'invalid').setAttribute('plant_store.validation.duration_ms', lap(traced))
+      traced.kept.attributes['plant_store.validation.outcome'] = 'invalid'
+      traced.kept.attributes['plant_store.validation.duration_ms'] = lap(traced)
     }
     next()
   })
@@ -124,24 +143,21 @@ export function traceValidation (app: FastifyInstance): void {
 /** The group commit's spans, for a store of `system` (sqlite, postgresql). */
 export function commitTracer (system: string): CommitTracer {
   return {
-    // A create arrives in its request's context (traceValidation): a span when kept.
-    capture: () => {
-      const span = trace.getSpan(context.active())
-      return span?.isRecording() === true ? span : undefined
-    },
+    // A create arrives in its kept request's handler (traceValidation), or in none.
+    capture: () => handling,
     async trace (links, commit) {
-      const creates = (links as Array<Span | undefined>).filter((span): span is Span => span !== undefined)
+      const creates = (links as Array<KeptRequest | undefined>).filter((kept): kept is KeptRequest => kept !== undefined)
       if (creates.length === 0) return await commit()
       // A trace of its own: it belongs to no one request more than to the others (and its first
       // create may be one the sampler dropped).
       const root = ROOT_CONTEXT
       const span = tracer.startSpan('group commit', {
         kind: SpanKind.INTERNAL,
-        links: creates.map((create): Link => ({ context: create.spanContext() })),
+        links: creates.map((create): Link => ({ context: create.spanContext })),
         attributes: { 'db.system.name': system, 'plant_store.batch.size': links.length }
       }, root)
       // And each create's span to the commit that held it: a slow create shows its commit.
-      for (const create of creates) create.addLink({ context: span.spanContext() })
+      for (const create of creates) create.links.push({ context: span.spanContext() })
       try {
         // PostgreSQL's statements (the pg instrumentation) are this span's children.
         const results = await context.with(trace.setSpan(root, span), commit)

@@ -1,4 +1,4 @@
-import { createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context, type DiagLogger, type Link, type MeterProvider, type Span, type Tracer } from '@opentelemetry/api'
+import { createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type AttributeValue, type Context, type DiagLogger, type Link, type MeterProvider, type SpanContext, type Tracer } from '@opentelemetry/api'
 import { getNumberFromEnv } from '@opentelemetry/core'
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -15,10 +15,15 @@ import type { TracingConfig } from './config.ts'
 //
 // Sampling is decided once, as a request arrives (Tracing.arrive), before any span is made: the
 // sampler OTEL_TRACES_SAMPLER names, built from the SDK's own classes as the SDK would build it,
-// judges the caller's traceparent and a fresh trace id. A request it drops gets no span, no
-// context and nothing else: the hooks of trace-spans.ts find no span on it and return. A request
-// it keeps gets its server span, on the trace id judged, with the verdict carried to the SDK's
-// sampler, so that the decision is not made twice.
+// judges the caller's traceparent and a fresh trace id. A request it drops gets nothing: the hooks
+// of trace-spans.ts find nothing on it and return. A request it keeps gets its ids at once (its log
+// lines and its commit's links need them) and a plain record of what its span will hold; the span
+// itself is made with the SDK once the request has ended (Tracing.end), in a batch with the other
+// kept requests' (as many as an export takes, or after KEPT_WAIT_MS): the same span, with the record's times, its
+// ids and the verdict carried to the SDK's sampler, so that the decision is not made twice.
+// Why in a batch: made one at a time among the requests the sampler drops, the SDK's code and data
+// are cold each time, and a span cost several times what it does when every request is kept
+// (docs/performance.md, "Traces").
 //
 // Export is batched and off the request path: a collector that is down or hangs changes nothing
 // for clients. The queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048 spans): past it spans are
@@ -32,6 +37,26 @@ const UNTRACED = /^\/(healthz|readyz)(\?|$)/
 // What a request is judged by: its trace id and its caller's trace, never its attributes or links.
 const NO_ATTRIBUTES: Attributes = Object.freeze({})
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[]
+// Kept requests' spans are made as many at a time as an export takes (OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
+// so that they are exported as soon as made, or this long after the first of them ended.
+const KEPT_WAIT_MS = 100
+
+/**
+ * A kept request, while it runs: its ids, and what its span will hold (made by Tracing.end). The
+ * hooks of trace-spans.ts add attributes as each part ends, and the commit its link.
+ */
+export interface KeptRequest {
+  readonly spanContext: SpanContext
+  readonly parent: Context
+  readonly verdict: SamplingResult
+  readonly name: string
+  /** performance.now() as it arrived, and as its answer ended. */
+  readonly start: number
+  end: number
+  readonly attributes: Record<string, AttributeValue>
+  readonly links: Link[]
+  failed: boolean
+}
 
 /** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
 function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
@@ -57,22 +82,17 @@ class VerdictSampler implements Sampler {
   }
 }
 
-/** The SDK's ids, but for a new trace's id, which is the one the sampler judged as its request arrived. */
+/** The SDK's ids, but for a kept request's span, whose ids were drawn as it arrived (set for its startSpan). */
 class JudgedIds implements IdGenerator {
-  readonly #random = new RandomIdGenerator()
-  judged: string | undefined
-
-  /** A new trace's id, kept for the span the SDK starts next. */
-  judge (): string {
-    return (this.judged = this.#random.generateTraceId())
-  }
+  readonly random = new RandomIdGenerator()
+  judged: SpanContext | undefined
 
   generateTraceId (): string {
-    return this.judged ?? this.#random.generateTraceId()
+    return this.judged?.traceId ?? this.random.generateTraceId()
   }
 
   generateSpanId (): string {
-    return this.#random.generateSpanId()
+    return this.judged?.spanId ?? this.random.generateSpanId()
   }
 }
 
@@ -121,6 +141,9 @@ export class Tracing {
   readonly #verdicts = new VerdictSampler()
   readonly #tracer: Tracer
   #lost: LostSpans | undefined
+  readonly #batch = getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512
+  #ended: KeptRequest[] = []
+  #timer: NodeJS.Timeout | undefined
 
   /** Starts the SDK; `store` is the instrumentation of the store's driver, if it has one. */
   constructor (config: TracingConfig, store: Instrumentations) {
@@ -139,28 +162,60 @@ export class Tracing {
   }
 
   /**
-   * The sampler's verdict on a request, as it arrives: its server span and the context that holds
-   * it, in the caller's trace, when kept; undefined when dropped (and for the probes, never traced).
+   * The sampler's verdict on a request, as it arrives: kept, its ids and the record of its span, in
+   * the caller's trace; undefined when dropped (and for the probes, never traced).
    */
-  arrive (request: FastifyRequest): { span: Span, context: Context } | undefined {
+  arrive (request: FastifyRequest): KeptRequest | undefined {
     if (UNTRACED.test(request.url)) return undefined
     const parent = propagation.extract(ROOT_CONTEXT, request.headers)
     // The caller's trace, or a new one: the id a ratio sampler judges is the one the trace gets.
-    const traceId = trace.getSpanContext(parent)?.traceId ?? this.#ids.judge()
+    const traceId = trace.getSpanContext(parent)?.traceId ?? this.#ids.random.generateTraceId()
+    const verdict = this.#sampler.shouldSample(parent, traceId, request.method, SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
+    if (verdict.decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined
+    // Fastify 5 builds routeOptions anew at each read: once, and for a kept request only.
+    const route = request.routeOptions.url
+    const query = request.url.indexOf('?')
+    // HTTP semantic conventions: a server span is named by its method and route template.
+    const attributes: Record<string, AttributeValue> = { 'http.request.method': request.method, 'url.path': query === -1 ? request.url : request.url.slice(0, query) }
+    if (route !== undefined) attributes['http.route'] = route
+    return {
+      spanContext: { traceId, spanId: this.#ids.random.generateSpanId(), traceFlags: TraceFlags.SAMPLED },
+      parent,
+      verdict,
+      name: route === undefined ? request.method : `${request.method} ${route}`,
+      start: performance.now(),
+      end: 0,
+      attributes,
+      links: [],
+      failed: false
+    }
+  }
+
+  /** A kept request has ended: its span is made with the next batch. */
+  end (kept: KeptRequest): void {
+    kept.end = performance.now()
+    this.#ended.push(kept)
+    if (this.#ended.length >= this.#batch) this.#spans()
+    else this.#timer ??= setTimeout(() => this.#spans(), KEPT_WAIT_MS).unref()
+  }
+
+  /** The spans of the kept requests that have ended, made with the SDK, each with its record's ids and times. */
+  #spans (): void {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    const ended = this.#ended
+    this.#ended = []
     try {
-      const verdict = this.#sampler.shouldSample(parent, traceId, request.method, SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
-      if (verdict.decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined
-      // Fastify 5 builds routeOptions anew at each read: once, and for a kept request only.
-      const route = request.routeOptions.url
-      // HTTP semantic conventions: a server span is named by its method and route template.
-      this.#verdicts.verdict = verdict
-      const span = this.#tracer.startSpan(route === undefined ? request.method : `${request.method} ${route}`, { kind: SpanKind.SERVER }, parent)
-      // Set on the span, not passed to startSpan, which checks and copies them twice: the verdict
-      // that could have read them is already made.
-      const query = request.url.indexOf('?')
-      span.setAttribute('http.request.method', request.method).setAttribute('url.path', query === -1 ? request.url : request.url.slice(0, query))
-      if (route !== undefined) span.setAttribute('http.route', route)
-      return { span, context: trace.setSpan(parent, span) }
+      for (const kept of ended) {
+        this.#ids.judged = kept.spanContext
+        this.#verdicts.verdict = kept.verdict
+        // The attributes are set on the span, not given to startSpan, which checks and copies them
+        // twice: the verdict that could have read them is already made.
+        const span = this.#tracer.startSpan(kept.name, { kind: SpanKind.SERVER, startTime: kept.start, links: kept.links }, kept.parent).setAttributes(kept.attributes)
+        // HTTP semantic conventions: a server span fails with a 4xx or 5xx.
+        if (kept.failed) span.setStatus({ code: SpanStatusCode.ERROR })
+        span.end(kept.end)
+      }
     } finally {
       this.#ids.judged = undefined
       this.#verdicts.verdict = undefined
@@ -184,6 +239,7 @@ export class Tracing {
   async shutdown (ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms) })
+    this.#spans()
     try {
       return await Promise.race([this.#sdk.shutdown().then(() => true, () => false), deadline])
     } finally {
