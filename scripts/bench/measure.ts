@@ -214,9 +214,9 @@ export async function measureLoad (server: Server, load: LoadSpec, seconds: numb
  * server of `starts` is started, measured and stopped in turn, in an order rotated round by round
  * so that drift hits all alike. Each server's runs, by its name.
  */
-export async function freshServerRounds (section: string, starts: Record<string, (name: string) => Promise<Server>>, load: Omit<LoadSpec, 'url'>, { rounds, seconds, freshIds }: { rounds: number, seconds: number, freshIds: () => number }): Promise<Record<string, Measured[]>> {
+export async function freshServerRounds (section: string, starts: Record<string, (name: string) => Promise<Server>>, load: Omit<LoadSpec, 'url'>, { rounds, seconds, freshIds }: { rounds: number, seconds: number, freshIds: () => number }): Promise<Record<string, Array<Measured & { peakRssMiB: number }>>> {
   const names = Object.keys(starts)
-  const runs: Record<string, Measured[]> = {}
+  const runs: Record<string, Array<Measured & { peakRssMiB: number }>> = {}
   for (let round = 1; round <= rounds; round++) {
     const shift = round % names.length
     for (const name of [...names.slice(shift), ...names.slice(0, shift)]) {
@@ -224,7 +224,8 @@ export async function freshServerRounds (section: string, starts: Record<string,
       const server = await starts[name](name)
       try {
         await warmUp([{ ...load, url: server.url }], freshIds)
-        ;(runs[name] ??= []).push(await measureLoad(server, { ...load, url: server.url }, seconds, freshIds))
+        const measured = await measureLoad(server, { ...load, url: server.url }, seconds, freshIds)
+        ;(runs[name] ??= []).push({ ...measured, peakRssMiB: peakRssMiB(server.child.pid!) })
       } finally {
         await stopServer(server)
       }
