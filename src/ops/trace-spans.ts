@@ -79,10 +79,7 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
         const { kept } = traced
         kept.attributes['http.response.status_code'] = reply.statusCode
         // HTTP semantic conventions: a server span fails with a 4xx or 5xx, error.type its code.
-        if (reply.statusCode >= 400) {
-          kept.attributes['error.type'] = String(reply.statusCode)
-          kept.failed = true
-        }
+        if (reply.statusCode >= 400) kept.attributes['error.type'] = String(reply.statusCode)
         tracing.end(kept)
       }
       next()

@@ -37,8 +37,8 @@ const UNTRACED = /^\/(healthz|readyz)(\?|$)/
 // What a request is judged by: its trace id and its caller's trace, never its attributes or links.
 const NO_ATTRIBUTES: Attributes = Object.freeze({})
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[]
-// Kept requests' spans are made as many at a time as an export takes (OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
-// so that they are exported as soon as made, or this long after the first of them ended.
+// Kept requests' spans are made as many at a time as an export takes (batchSizes), so that they
+// are exported as soon as made, or this long after the first of them ended.
 const KEPT_WAIT_MS = 100
 
 /**
@@ -55,7 +55,6 @@ export interface KeptRequest {
   end: number
   readonly attributes: Record<string, AttributeValue>
   readonly links: Link[]
-  failed: boolean
 }
 
 /** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
@@ -120,17 +119,23 @@ function lostSpansMeter (lost: () => LostSpans | undefined): MeterProvider {
   return { getMeter: () => meter }
 }
 
-function spanProcessor (config: TracingConfig, meterProvider: MeterProvider): SpanProcessor {
+/** The batch processor's sizes, from OTEL_BSP_* at the SDK's defaults: an export never more than the queue holds, as the SDK clamps it. */
+function batchSizes (): { queue: number, batch: number } {
+  const queue = getNumberFromEnv('OTEL_BSP_MAX_QUEUE_SIZE') ?? 2048
+  return { queue, batch: Math.min(getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, queue) }
+}
+
+function spanProcessor (config: TracingConfig, meterProvider: MeterProvider, { queue, batch }: ReturnType<typeof batchSizes>): SpanProcessor {
   if (config.exporter === 'console') return new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter(), selfObsMeterProvider: meterProvider })
   // The exporters read OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, compression) themselves.
   const exporter = config.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter()
   return new BatchSpanProcessor({
     exporter,
     selfObsMeterProvider: meterProvider,
-    maxQueueSize: getNumberFromEnv('OTEL_BSP_MAX_QUEUE_SIZE'),
+    maxQueueSize: queue,
     scheduledDelayMillis: getNumberFromEnv('OTEL_BSP_SCHEDULE_DELAY'),
     exportTimeoutMillis: getNumberFromEnv('OTEL_BSP_EXPORT_TIMEOUT'),
-    maxExportBatchSize: getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE')
+    maxExportBatchSize: batch
   })
 }
 
@@ -141,18 +146,21 @@ export class Tracing {
   readonly #verdicts = new VerdictSampler()
   readonly #tracer: Tracer
   #lost: LostSpans | undefined
-  readonly #batch = getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512
+  // An export's spans at most: the kept requests' made at once.
+  readonly #batch: number
   #ended: KeptRequest[] = []
   #timer: NodeJS.Timeout | undefined
 
   /** Starts the SDK; `store` is the instrumentation of the store's driver, if it has one. */
   constructor (config: TracingConfig, store: Instrumentations) {
     this.#sampler = samplerOf(config.sampler)
+    const sizes = batchSizes()
+    this.#batch = sizes.batch
     this.#sdk = new NodeSDK({
       serviceName: config.serviceName,
       sampler: this.#verdicts,
       idGenerator: this.#ids,
-      spanProcessors: [spanProcessor(config, lostSpansMeter(() => this.#lost))],
+      spanProcessors: [spanProcessor(config, lostSpansMeter(() => this.#lost), sizes)],
       instrumentations: store,
       metricReaders: [],
       logRecordProcessors: []
@@ -186,8 +194,7 @@ export class Tracing {
       start: performance.now(),
       end: 0,
       attributes,
-      links: [],
-      failed: false
+      links: []
     }
   }
 
@@ -212,8 +219,8 @@ export class Tracing {
         // The attributes are set on the span, not given to startSpan, which checks and copies them
         // twice: the verdict that could have read them is already made.
         const span = this.#tracer.startSpan(kept.name, { kind: SpanKind.SERVER, startTime: kept.start, links: kept.links }, kept.parent).setAttributes(kept.attributes)
-        // HTTP semantic conventions: a server span fails with a 4xx or 5xx.
-        if (kept.failed) span.setStatus({ code: SpanStatusCode.ERROR })
+        // HTTP semantic conventions: a server span with an error.type (a 4xx or 5xx) fails.
+        if (kept.attributes['error.type'] !== undefined) span.setStatus({ code: SpanStatusCode.ERROR })
         span.end(kept.end)
       }
     } finally {
