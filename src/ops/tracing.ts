@@ -1,15 +1,13 @@
 import { createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type AttributeValue, type Context, type DiagLogger, type Link, type MeterProvider, type SpanContext, type Tracer } from '@opentelemetry/api'
 import { getNumberFromEnv } from '@opentelemetry/core'
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
-import { NodeSDK } from '@opentelemetry/sdk-node'
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type IdGenerator, type Sampler, type SamplingResult, type SpanProcessor } from '@opentelemetry/sdk-trace'
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type IdGenerator, type Sampler, type SamplingResult, type SpanProcessor, type TracerProvider } from '@opentelemetry/sdk-trace'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { TracingConfig } from './config.ts'
+import { startTracerProvider } from './trace-provider.ts'
 
 // OpenTelemetry traces (server.ts starts them, when OTEL_* says so, before the app and its store
-// load): the Node SDK, configured by its own OTEL_* variables (endpoint, headers, timeout,
-// resource, sampler, the batch queue), exporting over OTLP/HTTP. Off, this module and every
+// load): the SDK's tracer provider (trace-provider.ts), configured by its own OTEL_* variables
+// (endpoint, headers, timeout, resource, sampler, the batch queue), exporting over OTLP/HTTP. Off, this module and every
 // OpenTelemetry package stay unloaded. Only traces are exported: metrics are Prometheus's
 // (METRICS_PORT) and logs are the JSON lines on stdout, which carry the trace ids.
 //
@@ -95,8 +93,6 @@ class JudgedIds implements IdGenerator {
   }
 }
 
-type Instrumentations = NonNullable<NonNullable<ConstructorParameters<typeof NodeSDK>[0]>['instrumentations']>
-
 /** Told of spans that never reached the collector: queue_full (dropped), or the export's error. */
 export type LostSpans = (count: number, reason: string) => void
 
@@ -125,10 +121,12 @@ function batchSizes (): { queue: number, batch: number } {
   return { queue, batch: Math.min(getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, queue) }
 }
 
-function spanProcessor (config: TracingConfig, meterProvider: MeterProvider, { queue, batch }: ReturnType<typeof batchSizes>): SpanProcessor {
+/** The span processor of OTEL_TRACES_EXPORTER; of the two OTLP exporters, only the protocol's loads. */
+async function spanProcessor (config: TracingConfig, meterProvider: MeterProvider, { queue, batch }: ReturnType<typeof batchSizes>): Promise<SpanProcessor> {
   if (config.exporter === 'console') return new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter(), selfObsMeterProvider: meterProvider })
   // The exporters read OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, compression) themselves.
-  const exporter = config.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter()
+  const { OTLPTraceExporter } = config.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto')
+  const exporter = new OTLPTraceExporter()
   return new BatchSpanProcessor({
     exporter,
     selfObsMeterProvider: meterProvider,
@@ -139,34 +137,37 @@ function spanProcessor (config: TracingConfig, meterProvider: MeterProvider, { q
   })
 }
 
+/** What Tracing works with, made by startTracing: the provider, and the sampler and ids it was given. */
+interface Parts {
+  readonly provider: TracerProvider
+  readonly sampler: Sampler
+  readonly ids: JudgedIds
+  readonly verdicts: VerdictSampler
+  /** Where the span processor's lost spans are told (Tracing.countLost). */
+  readonly lost: { to?: LostSpans }
+  /** An export's spans at most: the kept requests' made at once. */
+  readonly batch: number
+}
+
 export class Tracing {
-  readonly #sdk: NodeSDK
+  readonly #provider: TracerProvider
   readonly #sampler: Sampler
-  readonly #ids = new JudgedIds()
-  readonly #verdicts = new VerdictSampler()
+  readonly #ids: JudgedIds
+  readonly #verdicts: VerdictSampler
   readonly #tracer: Tracer
-  #lost: LostSpans | undefined
-  // An export's spans at most: the kept requests' made at once.
+  readonly #lost: { to?: LostSpans }
   readonly #batch: number
   #ended: KeptRequest[] = []
   #timer: NodeJS.Timeout | undefined
 
-  /** Starts the SDK; `store` is the instrumentation of the store's driver, if it has one. */
-  constructor (config: TracingConfig, store: Instrumentations) {
-    this.#sampler = samplerOf(config.sampler)
-    const sizes = batchSizes()
-    this.#batch = sizes.batch
-    this.#sdk = new NodeSDK({
-      serviceName: config.serviceName,
-      sampler: this.#verdicts,
-      idGenerator: this.#ids,
-      spanProcessors: [spanProcessor(config, lostSpansMeter(() => this.#lost), sizes)],
-      instrumentations: store,
-      metricReaders: [],
-      logRecordProcessors: []
-    })
-    this.#sdk.start()
-    this.#tracer = trace.getTracer('plant-store')
+  constructor ({ provider, sampler, ids, verdicts, lost, batch }: Parts) {
+    this.#provider = provider
+    this.#sampler = sampler
+    this.#ids = ids
+    this.#verdicts = verdicts
+    this.#lost = lost
+    this.#batch = batch
+    this.#tracer = provider.getTracer('plant-store')
   }
 
   /**
@@ -231,7 +232,7 @@ export class Tracing {
 
   /** Where lost spans are counted (the metrics). */
   countLost (lost: LostSpans): void {
-    this.#lost = lost
+    this.#lost.to = lost
   }
 
   /** The SDK's own complaints (a collector that cannot be reached), as warnings in the service's log. */
@@ -248,7 +249,7 @@ export class Tracing {
     const deadline = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms) })
     this.#spans()
     try {
-      return await Promise.race([this.#sdk.shutdown().then(() => true, () => false), deadline])
+      return await Promise.race([this.#provider.shutdown().then(() => true, () => false), deadline])
     } finally {
       clearTimeout(timer)
     }
@@ -257,7 +258,18 @@ export class Tracing {
 
 /** Traces, for a service on PostgreSQL or not: pg's instrumentation loads only for PostgreSQL. */
 export async function startTracing (config: TracingConfig, { postgres }: { postgres: boolean }): Promise<Tracing> {
-  // pg's statements, under the span of the commit that runs them, and only there.
-  const store = postgres ? [new (await import('@opentelemetry/instrumentation-pg')).PgInstrumentation({ requireParentSpan: true })] : []
-  return new Tracing(config, store)
+  const sizes = batchSizes()
+  const parts = { sampler: samplerOf(config.sampler), ids: new JudgedIds(), verdicts: new VerdictSampler(), lost: {} as Parts['lost'], batch: sizes.batch }
+  const provider = await startTracerProvider({
+    sampler: parts.verdicts,
+    idGenerator: parts.ids,
+    spanProcessors: [await spanProcessor(config, lostSpansMeter(() => parts.lost.to), sizes)]
+  }, { serviceName: config.serviceName, contexts: postgres })
+  if (postgres) {
+    const { PgInstrumentation } = await import('@opentelemetry/instrumentation-pg')
+    // pg's statements, under the span of the commit that runs them, and only there: made, it
+    // wraps pg as the store loads it, and traces through the provider just registered.
+    new PgInstrumentation({ requireParentSpan: true }) // eslint-disable-line no-new
+  }
+  return new Tracing({ ...parts, provider })
 }

@@ -37,6 +37,7 @@ t.test('a create with a traceparent continues the caller\'s trace, down to the g
   t.equal(request.kind, 2, 'a server span')
   t.match(request.attributes, { 'http.request.method': 'POST', 'http.route': '/plants', 'url.path': '/plants', 'http.response.status_code': 200 })
   t.equal(request.resource['service.name'], 'plant-store', 'the default service name')
+  t.match(request.resource, { 'host.name': String, 'process.pid': Number, 'telemetry.sdk.language': 'nodejs' }, 'and what every resource detector found')
   t.match(request.attributes, { 'plant_store.auth.outcome': 'accepted', 'plant_store.auth.token_kind': 'static', 'plant_store.validation.outcome': 'valid' })
   t.same(request.events, [], 'its parts are attributes, not events')
   // Where its time went: the guard, validation, then the handler to the span's end.
@@ -158,4 +159,21 @@ t.test('the default protocol, OTLP/HTTP protobuf, carries the trace', async (t) 
   await create({ traceparent: `00-${TRACE}-${CALLER}-01` })
   await receiver.waitFor(() => receiver.protobuf.some((body) => body.includes(Buffer.from(TRACE, 'hex'))), 'a protobuf export holding the trace id')
   t.pass('exported as protobuf')
+})
+
+t.test('OTEL_PROPAGATORS, OTEL_RESOURCE_ATTRIBUTES, OTEL_NODE_RESOURCE_DETECTORS and the span limits are read as the SDK documents them', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create } = await tracedService(t, receiver, {
+    OTEL_PROPAGATORS: 'b3,tracecontext',
+    OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=staging',
+    OTEL_NODE_RESOURCE_DETECTORS: 'env,process',
+    OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '3'
+  })
+  await create({ b3: `${TRACE}-${CALLER}-1` })
+  await receiver.waitFor(() => receiver.spans.some((span) => span.traceId === TRACE), 'the span of the trace the b3 header named')
+  const request = receiver.spans.find((span) => span.traceId === TRACE)!
+  t.equal(request.parentSpanId, CALLER, 'b3: its parent is the caller\'s span')
+  t.match(request.resource, { 'deployment.environment.name': 'staging', 'service.name': 'plant-store', 'process.pid': Number }, 'the resource: the attributes named, and the process detector\'s')
+  t.notOk('host.name' in request.resource, 'not the host detector, not named')
+  t.equal(Object.keys(request.attributes).length, 3, 'no more attributes than the limit')
 })

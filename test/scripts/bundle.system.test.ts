@@ -21,7 +21,7 @@ let script: NodeCommand
 
 // The libraries of the features a start at the defaults leaves off; esbuild heads each module it
 // bundles with a comment naming its file.
-const OFF_BY_DEFAULT = ['jose', 'prom-client', '@fastify/cors', '@fastify/rate-limit', 'pg', '@opentelemetry/sdk-node']
+const OFF_BY_DEFAULT = ['jose', 'prom-client', '@fastify/cors', '@fastify/rate-limit', 'pg', '@opentelemetry/sdk-trace']
 
 /** The service from the bundle, recording the modules it loads; once in each `dir`. */
 function startBundle (t: Test, env: Record<string, string>, dir = t.testdir()) {
