@@ -3,8 +3,8 @@ import type { Test } from 'tap'
 import { answer, serveText } from './hand-served.ts'
 
 // A service written by hand on node:http, nothing of the engine in it, whose document (THINGS)
-// declares no links: things created, read, patched, replaced and deleted, and books on shelves (a
-// book refused with 404 on a shelf that is not there). Kept to its word unless told to break it
+// declares no links: things created, read, patched, replaced and deleted, and books and labels on
+// shelves (a book refused with 404 on a shelf that is not there, a label with 422). Kept to its word unless told to break it
 // in one way between requests (a SequenceFault): the verifier's sequences must name each.
 
 const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false }
@@ -12,6 +12,7 @@ const write = { type: 'object', required: ['name'], properties: { name: { type: 
 const change = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false, minProperties: 1 }
 const book = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, title: { type: 'string', minLength: 1 } } }
 const shelf = { type: 'object', required: ['id', 'room'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, room: { type: 'string', minLength: 1 } } }
+const label = { type: 'object', required: ['shelfId', 'text'], properties: { shelfId: { type: 'integer' }, text: { type: 'string' } } }
 const error = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } }
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } })
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'integer', minimum: 1 } })
@@ -34,6 +35,8 @@ export const THINGS = {
     '/shelves': { post: { operationId: 'addShelf', requestBody: { required: true, ...json({ type: 'object', required: ['room'], properties: { room: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'added', ...json(shelf) }, 400: bad, 415: unsupported } } },
     '/shelves/{shelfId}': { get: { operationId: 'getShelf', parameters: [id('shelfId')], responses: { 200: { description: 'the shelf', ...json(shelf) }, 400: bad, 404: notFound } } },
     '/shelves/{shelfId}/books': { post: { operationId: 'addBook', parameters: [id('shelfId')], requestBody: { required: true, ...json({ type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'added', ...json(book) }, 400: bad, 404: notFound, 415: unsupported } } },
+    // Outside every chain: a label names its shelf, and is refused (422) on a shelf that is not there.
+    '/shelves/{shelfId}/labels': { post: { operationId: 'labelShelf', parameters: [{ ...id('shelfId'), example: 987654 }], requestBody: { required: true, ...json({ type: 'object', required: ['text'], properties: { text: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'labelled', ...json(label) }, 400: bad, 415: unsupported, 422: { description: 'no such shelf', ...json(error) } } } },
     '/shelves/{shelfId}/books/{bookId}': { get: { operationId: 'getBook', parameters: [id('shelfId'), id('bookId')], responses: { 200: { description: 'the book', ...json(book) }, 400: bad, 404: notFound } } }
   }
 }
@@ -47,6 +50,8 @@ export const SEQUENCE_FAULTS = {
   'a PUT answered 201 that keeps nothing': { check: 'read_after_write', steps: ['create', 'replace', 'read'] }
 } as const
 export type SequenceFault = keyof typeof SEQUENCE_FAULTS
+/** Or a fault of one request, seen only once what it names was made first. */
+export type ThingsFault = SequenceFault | 'a label refused on a shelf that is there'
 
 const valid = (body: any, whole: boolean): boolean => body !== null && typeof body === 'object' && !Array.isArray(body) &&
   Object.keys(body).every((k) => k === 'name' || k === 'colour') && (whole ? typeof body.name === 'string' : Object.keys(body).length > 0) &&
@@ -54,7 +59,7 @@ const valid = (body: any, whole: boolean): boolean => body !== null && typeof bo
   (body.colour === undefined || ['red', 'green', 'blue'].includes(body.colour))
 
 /** The service on a free port of 127.0.0.1, closed when the test ends. */
-export async function startThings (t: Test, fault?: SequenceFault): Promise<{ url: string }> {
+export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url: string }> {
   // By the id as the path spells it: any positive integer the document allows, however long.
   const things = new Map<string, { id: number, name: string, colour?: string }>()
   const shelves = new Map<string, { id: number, room: string, books: Map<string, { id: number, title: string }> }>()
@@ -114,6 +119,11 @@ export async function startThings (t: Test, fault?: SequenceFault): Promise<{ ur
       if (key === undefined) return answer(res, 400, { message: 'an id is a positive integer' })
       const there = shelves.get(key)
       if (parts.length === 2 && req.method === 'GET') return there === undefined ? answer(res, 404, { message: 'no such shelf' }) : answer(res, 200, { id: there.id, room: there.room })
+      if (parts[2] === 'labels' && parts.length === 3 && req.method === 'POST') {
+        if (typeof body?.text !== 'string' || body.text === '') return answer(res, 400, { message: 'a text' })
+        if (there === undefined || fault === 'a label refused on a shelf that is there') return answer(res, 422, { message: 'no such shelf' })
+        return answer(res, 201, { shelfId: there.id, text: body.text })
+      }
       if (parts[2] === 'books') {
         if (there === undefined) return answer(res, 404, { message: 'no such shelf' })
         if (parts.length === 3 && req.method === 'POST') {

@@ -6,14 +6,14 @@ import { junitOf } from '../../src/openapi/verify/junit.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
-import { SEQUENCE_FAULTS, startThings, THINGS, type SequenceFault } from '../helpers/things-service.ts'
+import { SEQUENCE_FAULTS, startThings, THINGS, type SequenceFault, type ThingsFault } from '../helpers/things-service.ts'
 
 // The verifier's sequences (openapi/verify/sequences.ts) against a service written by hand whose
 // document declares no links (test/helpers/things-service.ts), over real HTTP: kept to its word,
 // nothing found, books made on a shelf made first; broken between requests in one way, the
 // check for that way names it, shrunk to its shortest sequence, each step with its curl.
 
-async function verified (t: Test, fault?: SequenceFault) {
+async function verified (t: Test, fault?: ThingsFault) {
   const { url } = await startThings(t, fault)
   const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
   t.teardown(http.close)
@@ -27,6 +27,21 @@ t.test('a service that keeps its word between requests: every chain followed, no
   t.equal(verification.chains.resources, 3, 'things, shelves and books followed')
   t.ok(verification.chains.requests >= 9 + 2 + 4, `${verification.chains.requests} requests in chains`)
   t.same(report.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence'))), [], 'each chain to its end: the book on a shelf made first')
+})
+
+t.test('a request that names what does not exist: refused alone, accepted with it made first, so not a violation', async (t) => {
+  const { report } = await verified(t)
+  const labels = report.operations.find((o) => o.operationId === 'labelShelf')!
+  t.same(labels.violations, [], 'no positive_data_acceptance for the label')
+  t.match(labels.notes.join('\n'), /valid request\(s\) refused \(422\) named what did not exist: with it made first \(POST \/shelves\), the request was answered 201/, 'a note says why its refusals were not the service\'s fault')
+})
+
+t.test('a request refused even with what it names made first: positive_data_acceptance, shown by that sequence', async (t) => {
+  const { report } = await verified(t, 'a label refused on a shelf that is there')
+  const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
+  t.same(found.map((v) => `${v.operation} ${v.check}`), ['POST /shelves/{shelfId}/labels positive_data_acceptance'], 'once, and nothing else')
+  t.match(found[0]?.steps?.map((s) => `${s.step}: ${s.request} → ${s.status}`), ['create: POST /shelves → 201', /^request: POST \/shelves\/\d+\/labels → 422$/], 'the shelf made, then the label on it refused')
+  t.match(found[0]?.detail, /a valid request \(sequence\) refused with 422 \(the answer says what it names does not exist/, 'the service says so, though the shelf is there')
 })
 
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {

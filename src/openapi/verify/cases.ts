@@ -25,7 +25,7 @@ export type Fault = 'body without a required property' | 'body property of the w
   'required header missing' | 'path parameter of the wrong type' | 'undeclared media type' | 'no credentials'
 
 /** Where a valid request's values come from: a link's are given by an earlier answer (links.ts), the rest are samples; the proxy's, a client's live traffic. */
-export type Source = 'example' | 'sample' | 'generated' | 'link' | 'traffic'
+export type Source = 'example' | 'sample' | 'generated' | 'link' | 'sequence' | 'traffic'
 
 export interface Case {
   /** What the request is: valid, or invalid by one fault. */

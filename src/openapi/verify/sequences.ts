@@ -6,7 +6,7 @@ import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { Unbuildable, type Case, type Planner } from './cases.ts'
-import type { Answer, CheckName } from './checks.ts'
+import type { Answer, CheckName, Judge } from './checks.ts'
 import type { HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
@@ -18,9 +18,13 @@ import type { HttpRequest } from './spelling.ts'
 // still can, where the read declares a 404), read_after_write (a read does not answer what a
 // create, change or replace wrote, where the read's schema takes the value as written) and
 // unique_keys (two creates given one key the server chose). A failing chain is shrunk to the
-// fewest steps that still fail the same check, each step sent again from a fresh create.
+// fewest steps that still fail the same check, each step sent again from a fresh create. An
+// operation outside the chains whose path names a resource's key is sent with that resource made
+// first (referring), so that a valid request does not name data that is not there.
 
-type Step = 'create' | 'create again' | 'read' | 'patch' | 'replace' | 'delete'
+type ChainStep = 'create' | 'create again' | 'read' | 'patch' | 'replace' | 'delete'
+// 'request': an operation outside the chains, sent with what its path names made first.
+type Step = ChainStep | 'request'
 /** A request of a chain, as sent, and its answer's status. */
 export interface SentStep { step: Step, route: RouteSpec, request: HttpRequest, secrets: Case['secrets'], status?: number }
 export interface SequenceViolation { check: CheckName, status: number, detail: string, steps: SentStep[], route: RouteSpec }
@@ -54,9 +58,9 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
 }
 
 /** The chain of steps a resource can take, in order: what its operations allow. */
-export function chainOf (resource: Resource): Step[] {
+export function chainOf (resource: Resource): ChainStep[] {
   const { operations: has } = resource
-  const steps: Step[] = ['create', 'create again', 'read']
+  const steps: ChainStep[] = ['create', 'create again', 'read']
   if (has.patch !== undefined) steps.push('patch', 'read')
   if (has.replace !== undefined) steps.push('replace', 'read')
   if (has.delete !== undefined) steps.push('delete', 'read')
@@ -117,27 +121,40 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     }
   }
 
-  interface Ran { violation?: SequenceViolation, note?: string, sent: SentStep[], key?: unknown, steps: Step[] }
+  interface Ran { violation?: SequenceViolation, note?: string, sent: SentStep[], key?: unknown, steps: ChainStep[], path?: Record<string, unknown> }
+
+  /** The resource whose key the path template's parameter `name` is (/customers/{customerId} of /customers/{customerId}/addresses), if any. */
+  const ownerOf = (template: string, name: string): Resource | undefined => {
+    const segments = template.split('/')
+    const at = segments.indexOf(`{${name}}`)
+    return at === -1 ? undefined : byItem.get(segments.slice(0, at + 1).join('/'))
+  }
+
+  /**
+   * What the path template's parameters `names` name, made first: the last of them that is a
+   * resource's key, by that resource's create (its own parents first, so that one parent holds the
+   * other); the values by name, and the requests that made them; or why it could not be made.
+   */
+  const madeFirst = async (template: string, names: string[], depth: number): Promise<{ path: Record<string, unknown>, sent: SentStep[], note?: string } | undefined> => {
+    const name = [...names].reverse().find((parameter) => ownerOf(template, parameter) !== undefined)
+    if (name === undefined || depth > 3) return { path: {}, sent: [] }
+    const owner = ownerOf(template, name)!
+    const made = await run(owner, ['create'], depth + 1)
+    if (made === undefined) return undefined
+    if (made.key === undefined) return { path: {}, sent: made.sent, note: `${owner.name} could not be made: ${made.note ?? 'no key'}` }
+    return { path: { ...made.path, [name]: made.key }, sent: made.sent }
+  }
 
   /**
    * Runs `steps` of the resource's chain from a fresh create, its parents made first: the first
    * violation, with every request that led to it, and the steps of the chain up to it; or why the
    * chain could not go on (a note); undefined when the run's bounds ran out.
    */
-  const run = async (resource: Resource, steps: Step[], depth = 0): Promise<Ran | undefined> => {
-    const sent: SentStep[] = []
-    // Each parent that is a resource itself (/customers/{customerId} of /customers/{customerId}/addresses) made first.
-    const path: Record<string, unknown> = {}
-    const segments = resource.item.split('/')
-    for (const parent of resource.parents) {
-      const owner = byItem.get(segments.slice(0, segments.indexOf(`{${parent}}`) + 1).join('/'))
-      if (owner === undefined || depth > 3) continue
-      const made = await run(owner, ['create'], depth + 1)
-      if (made === undefined) return undefined
-      sent.push(...made.sent)
-      if (made.key === undefined) return { note: `its parent, ${owner.name}, could not be made: ${made.note ?? 'no key'}`, sent, steps }
-      path[parent] = made.key
-    }
+  const run = async (resource: Resource, steps: ChainStep[], depth = 0): Promise<Ran | undefined> => {
+    const first = await madeFirst(resource.item, resource.parents, depth)
+    if (first === undefined) return undefined
+    const { path, sent } = first
+    if (first.note !== undefined) return { note: `its parent, ${first.note}`, sent, steps }
     let key: unknown
     let written: { body: unknown, by: RouteSpec } | undefined
     let deleted = false
@@ -189,8 +206,33 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // What a read answers next: a patch's properties over what was there; a replace's whole body.
       else written = { body: step === 'patch' && isObject(made.values.body) && isObject(written?.body) ? { ...written.body, ...made.values.body } : made.values.body, by: route }
     }
-    return { sent, key, steps }
+    return { sent, key, steps, path }
   }
+
+  /** The path parameters of a route, in the order its template spells them. */
+  const namesOf = (route: RouteSpec): string[] => [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1])
+
+  /**
+   * A valid request of `route`, an operation outside the chains whose path names what a create
+   * makes (POST /shelves/{shelfId}/labels), with that made first, judged by `judged`: the request
+   * as sent with its answer's status, and its violations, each with every request that led to it;
+   * or why it could not be sent; undefined when the run's bounds ran out.
+   */
+  const referring = async (route: RouteSpec, judged: Judge): Promise<{ steps: SentStep[], violations: SequenceViolation[] } | { note: string } | undefined> => {
+    const first = await madeFirst(route.path, namesOf(route), 0)
+    if (first === undefined) return undefined
+    if (first.note !== undefined) return { note: first.note }
+    const made = requestOf(route, first.path, route.body !== undefined)
+    if (made instanceof Error) return { note: `no valid request could be made (${made.message})` }
+    const answer = await send(made.request)
+    if (answer === undefined) return undefined
+    if (answer instanceof Error) return { note: `no answer (${answer.message})` }
+    const sent: SentStep = { step: 'request', route, request: made.request, secrets: made.secrets, status: answer.status }
+    const steps = [...first.sent, sent]
+    return { steps, violations: judged({ source: 'sequence' }, answer).map((violation) => ({ ...violation, steps, route })) }
+  }
+  /** Whether a route's path names what a create makes. */
+  const refersTo = (route: RouteSpec): boolean => namesOf(route).some((name) => ownerOf(route.path, name) !== undefined)
 
   /** The fewest steps that still fail the same check: each step but the first create left out in turn, and kept out while the check still fails; within `budget` requests. */
   const shrink = async (resource: Resource, failing: Ran & { violation: SequenceViolation }, budget: { left: number }): Promise<SequenceViolation> => {
@@ -207,5 +249,5 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     return best
   }
 
-  return { run, shrink }
+  return { run, shrink, referring, refersTo }
 }

@@ -18,7 +18,8 @@ import { inferResources } from '../routes/resources.ts'
 // send. A 429 with Retry-After is waited for and sent again, up to a bound, and not judged. The
 // first valid request answered with a status whose answer declares links is followed by each
 // link's request, once (links.ts), judged as its target's. Then each resource the document
-// describes is followed through a chain of requests, create to delete (sequences.ts), unless only
+// describes is followed through a chain of requests, create to delete (sequences.ts), and each
+// other operation whose path names what a create makes is sent with that made first, unless only
 // safe operations are sent. It knows nothing of HTTP: a transport sends (http.ts over the
 // network; the tests' inject()).
 
@@ -56,7 +57,7 @@ export interface VerifyOptions {
 export interface Sent { kind: Case['kind'], source: Source, fault?: Fault, from?: LinkedFrom, request: HttpRequest, secrets: Case['secrets'], status?: number, error?: string }
 
 /** A violation, the request that showed it, and for one of a sequence, every request of it in order (the last that request). */
-export interface FoundViolation extends Violation { request: HttpRequest, secrets: Case['secrets'], source: Source | 'sequence', fault?: Fault, shrunk?: boolean, steps?: SentStep[] }
+export interface FoundViolation extends Violation { request: HttpRequest, secrets: Case['secrets'], source: Source, fault?: Fault, shrunk?: boolean, steps?: SentStep[] }
 
 export interface OperationResult {
   method: string
@@ -163,7 +164,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     const kept = new Map<string, number>()
     const keep = (sent: Case, found: Violation[], shrunk?: boolean): void => {
       for (const violation of found) {
-        const distinct = `${violation.check} ${violation.status} ${violation.detail.replace(/ \((example|sample|generated|link)\)/, '')}`
+        const distinct = `${violation.check} ${violation.status} ${violation.detail.replace(/ \((example|sample|generated|link|sequence)\)/, '')}`
         const at = kept.get(distinct)
         if (at !== undefined && shrunk !== true) continue
         const entry = { ...violation, request: sent.request, secrets: sent.secrets, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(shrunk !== undefined && { shrunk }) }
@@ -280,6 +281,37 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     const result = resultOf.get(route) ?? owner
     result.violations.push({ check, status, detail, request: last.request, secrets: steps.flatMap((step) => step.secrets), source: 'sequence', steps, ...(steps.length < ran.violation.steps.length && { shrunk: true }) })
     violations++
+  }
+
+  // Each operation outside the chains whose path names what a create makes (POST
+  // /shelves/{shelfId}/labels), sent once more with that made first. Its valid requests refused
+  // as bad data (positive_data_acceptance) named keys nothing made: accepted now, they were the
+  // verifier's fault, not the service's, and are withdrawn, with a note; refused still, the
+  // refusal is reported with the requests that made what it names.
+  const inChains = new Set(followed.flatMap((resource) => Object.values(resource.operations)))
+  for (const route of chosen) {
+    if (inChains.has(route) || !chained.refersTo(route)) continue
+    if (!budgetLeft()) break
+    owner = resultOf.get(route)!
+    const ran = await chained.referring(route, targetOf(route).judged)
+    if (ran === undefined) break
+    if ('note' in ran) {
+      owner.notes.push(`not sent with what its path names made first: ${ran.note}`)
+      continue
+    }
+    const sent = ran.steps.at(-1)!
+    const accepted = sent.status! < 400
+    if (accepted || ran.violations.some((v) => v.check === 'positive_data_acceptance')) {
+      const refused = owner.violations.filter((v) => v.check === 'positive_data_acceptance')
+      owner.violations = owner.violations.filter((v) => v.check !== 'positive_data_acceptance')
+      violations -= refused.length
+      if (accepted && refused.length > 0) owner.notes.push(`${refused.length} valid request(s) refused (${refused.map((v) => v.status).join(', ')}) named what did not exist: with it made first (${ran.steps.slice(0, -1).map((step) => `${step.request.method} ${step.request.path}`).join(', ')}), the request was answered ${sent.status}`)
+    }
+    for (const { check, status, detail, steps } of ran.violations) {
+      if (owner.violations.some((v) => v.check === check && v.status === status)) continue
+      owner.violations.push({ check, status, detail, request: sent.request, secrets: steps.flatMap((step) => step.secrets), source: 'sequence', steps })
+      violations++
+    }
   }
   return { seed: settings.seed, operations: results, refused, requests, durationMs: Date.now() - started, ...(stopped !== undefined && { stopped }), chains }
 }
