@@ -7,8 +7,8 @@ import { startTracerProvider } from './trace-provider.ts'
 
 // OpenTelemetry traces (server.ts starts them, when OTEL_* says so, before the app and its store
 // load): the SDK's tracer provider (trace-provider.ts), configured by its own OTEL_* variables
-// (endpoint, headers, timeout, resource, sampler, the batch queue), exporting over OTLP/HTTP. Off, this module and every
-// OpenTelemetry package stay unloaded. Only traces are exported: metrics are Prometheus's
+// (endpoint, headers, timeout, resource, sampler, the batch queue), exporting over OTLP/HTTP.
+// Off, this module and every OpenTelemetry package stay unloaded. Only traces are exported: metrics are Prometheus's
 // (METRICS_PORT) and logs are the JSON lines on stdout, which carry the trace ids.
 //
 // Sampling is decided once, as a request arrives (Tracing.arrive), before any span is made: the
