@@ -209,14 +209,17 @@ export async function measureLoad (server: Server, load: LoadSpec, seconds: numb
   return run
 }
 
+/** A server's run of freshServerRounds: what measureLoad measured, and its peak RSS (VmHWM) after it. */
+export type FreshRun = Measured & { peakRssMiB: number }
+
 /**
  * Rounds of fresh servers, each measured alone under `load` after a warm-up: in each round every
  * server of `starts` is started, measured and stopped in turn, in an order rotated round by round
  * so that drift hits all alike. Each server's runs, by its name.
  */
-export async function freshServerRounds (section: string, starts: Record<string, (name: string) => Promise<Server>>, load: Omit<LoadSpec, 'url'>, { rounds, seconds, freshIds }: { rounds: number, seconds: number, freshIds: () => number }): Promise<Record<string, Array<Measured & { peakRssMiB: number }>>> {
+export async function freshServerRounds (section: string, starts: Record<string, (name: string) => Promise<Server>>, load: Omit<LoadSpec, 'url'>, { rounds, seconds, freshIds }: { rounds: number, seconds: number, freshIds: () => number }): Promise<Record<string, FreshRun[]>> {
   const names = Object.keys(starts)
-  const runs: Record<string, Array<Measured & { peakRssMiB: number }>> = {}
+  const runs: Record<string, FreshRun[]> = {}
   for (let round = 1; round <= rounds; round++) {
     const shift = round % names.length
     for (const name of [...names.slice(shift), ...names.slice(0, shift)]) {

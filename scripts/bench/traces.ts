@@ -4,7 +4,7 @@
 // of the rounds'. BENCH_BEFORE's code runs the same four beside this code's.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fmt, freshServerRounds, median, spread, type Server } from './measure.ts'
+import { fmt, freshServerRounds, median, spread, type FreshRun, type Server } from './measure.ts'
 
 export interface TracesBenchOptions {
   /** A server of the code (`before`: the code before) with these variables, at LOG_LEVEL=warn. */
@@ -33,7 +33,7 @@ export async function benchTraces ({ service, before, token, rounds, seconds, co
   const codes = before === undefined ? ['this code'] : ['this code', `before (${before})`]
   const starts = Object.fromEntries(codes.flatMap((code) => Object.entries(SAMPLINGS).map(([sampling, env]) =>
     [`${code}, ${sampling}`, service(sampling === OFF ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...env }, code !== 'this code')])))
-  let runs: Awaited<ReturnType<typeof freshServerRounds>>
+  let runs: Record<string, FreshRun[]>
   try {
     runs = await freshServerRounds('traces', starts, { connections, token }, { rounds, seconds, freshIds })
   } finally {

@@ -8,8 +8,9 @@ import { startTracerProvider } from './trace-provider.ts'
 // OpenTelemetry traces (server.ts starts them, when OTEL_* says so, before the app and its store
 // load): the SDK's tracer provider (trace-provider.ts), configured by its own OTEL_* variables
 // (endpoint, headers, timeout, resource, sampler, the batch queue), exporting over OTLP/HTTP.
-// Off, this module and every OpenTelemetry package stay unloaded. Only traces are exported: metrics are Prometheus's
-// (METRICS_PORT) and logs are the JSON lines on stdout, which carry the trace ids.
+// Off, this module and every OpenTelemetry package stay unloaded. Only traces are exported:
+// metrics are Prometheus's (METRICS_PORT) and logs are the JSON lines on stdout, which carry the
+// trace ids.
 //
 // Sampling is decided once, as a request arrives (Tracing.arrive), before any span is made: the
 // sampler OTEL_TRACES_SAMPLER names, built from the SDK's own classes as the SDK would build it,
@@ -17,8 +18,9 @@ import { startTracerProvider } from './trace-provider.ts'
 // of trace-spans.ts find nothing on it and return. A request it keeps gets its ids at once (its log
 // lines and its commit's links need them) and a plain record of what its span will hold; the span
 // itself is made with the SDK once the request has ended (Tracing.end), in a batch with the other
-// kept requests' (as many as an export takes, or after KEPT_WAIT_MS): the same span, with the record's times, its
-// ids and the verdict carried to the SDK's sampler, so that the decision is not made twice.
+// kept requests' (as many as an export takes, or after KEPT_WAIT_MS): the same span, with the
+// record's times, its ids and the verdict carried to the SDK's sampler, so that the decision is
+// not made twice.
 // Why in a batch: made one at a time among the requests the sampler drops, the SDK's code and data
 // are cold each time, and a span cost several times what it does when every request is kept
 // (docs/performance.md, "Traces").

@@ -209,8 +209,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     return { sent, key, steps, path }
   }
 
-  /** The path parameters of a route, in the order its template spells them. */
-  const namesOf = (route: RouteSpec): string[] => [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1])
+  /** The path parameters of a route, in the order its template spells them (as routes.ts parsed them). */
+  const namesOf = (route: RouteSpec): string[] => Object.values(route.pathNames)
 
   /**
    * A valid request of `route`, an operation outside the chains whose path names what a create
