@@ -163,3 +163,68 @@ t.test('an upstream that cannot be reached, or answers too late: 502 and 504 in 
   t.same(report.operations[0].notes, [`answered 504 by the proxy: ${late.failures[0]}`], 'the report says the proxy answered, not the service')
   t.same(report.operations[0].violations, [], 'and judges no answer the service did not give')
 })
+
+t.test('a slow client holds the upstream back; a client gone takes the upstream\'s request with it; an answer cut off is cut off for the client', async (t) => {
+  const total = 64 * 1024 * 1024
+  const chunk = Buffer.alloc(64 * 1024, 7)
+  let written = 0
+  let upstreamClosed!: () => void
+  const closedUpstream = new Promise<void>((resolve) => { upstreamClosed = resolve })
+  const upstream = createServer((req, res) => {
+    if (req.url === '/small') {
+      res.end('ok')
+      return
+    }
+    if (req.url === '/cut') {
+      // Promises more than it sends, then drops the connection.
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '1000000' })
+      res.write(chunk)
+      setTimeout(() => res.destroy(), 50)
+      return
+    }
+    res.on('close', () => upstreamClosed())
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(total) })
+    const more = (): void => {
+      while (written < total) {
+        written += chunk.length
+        if (!res.write(chunk)) {
+          res.once('drain', more)
+          return
+        }
+      }
+      res.end()
+    }
+    more()
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { upstream.closeAllConnections(); return new Promise((resolve) => upstream.close(resolve)) })
+  const document = { openapi: '3.1.0', info: { title: 'Bytes', version: '1' }, paths: { '/big': { get: { responses: { 200: { description: 'bytes', content: { 'application/octet-stream': {} } } } } }, '/cut': { get: { responses: { 200: { description: 'bytes', content: { 'application/octet-stream': {} } } } } } } }
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+
+  // A client that reads its first bytes, then nothing for a while, then goes away.
+  await new Promise<void>((resolve, reject) => {
+    const outgoing = request(`${proxy.url}/big`, { agent: false }, (incoming) => {
+      incoming.once('data', () => {
+        incoming.pause()
+        setTimeout(() => {
+          t.ok(written < total / 2, `the upstream held back while the client read nothing: ${written} of ${total} bytes written`)
+          outgoing.destroy()
+          resolve()
+        }, 500)
+      })
+    })
+    outgoing.on('error', reject).end()
+  })
+  await Promise.race([closedUpstream, new Promise((_resolve, reject) => setTimeout(() => reject(new Error('the upstream\'s request outlived its client')), 5_000))])
+  t.pass('the client gone, the upstream\'s request was closed')
+
+  const cut = await new Promise<{ aborted: boolean, bytes: number }>((resolve) => {
+    let bytes = 0
+    request(`${proxy.url}/cut`, { agent: false }, (incoming) => {
+      incoming.on('data', (c: Buffer) => { bytes += c.length }).on('error', () => {}).on('close', () => resolve({ aborted: !incoming.complete, bytes }))
+    }).on('error', () => resolve({ aborted: true, bytes })).end()
+  })
+  t.same(cut, { aborted: true, bytes: chunk.length }, 'the client got what was sent, and an answer cut off, not one made whole')
+  const after = await send(proxy.url, 'GET', '/small')
+  t.same([after.status, after.body.toString()], [200, 'ok'], 'and the proxy carries on')
+})

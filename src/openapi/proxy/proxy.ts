@@ -7,10 +7,10 @@ import type { Exchange } from './judge.ts'
 // The proxy's forwarding: every request to the upstream as it came (method, path and query under
 // the upstream's base, headers, body bytes, streamed as they arrive) and its answer back as it
 // came (status, headers, body bytes, streamed), over kept-alive connections of undici, Node's own
-// HTTP client (a third less CPU a request here than node:http's client). Only what belongs to one
-// connection and not to the message (RFC 9110 §7.6.1: Connection and the headers it names,
-// Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade) is the proxy's own, and Host names the
-// upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which is told of
+// HTTP client (a third less CPU a request here than node:http's client), at its dispatch level.
+// Only what belongs to one connection and not to the message (RFC 9110 §7.6.1: Connection and the
+// headers it names, Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade) is the proxy's own, and
+// Host names the upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which is told of
 // the exchange once both bodies have passed: judging never holds up the answer. An upstream that
 // cannot be reached, or sends no answer within `timeoutMs`, is answered 502 or 504 in the
 // document's error shape.
@@ -99,11 +99,14 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
       passed()
     }).on('close', () => { if (!arrived) done() })
 
-    // A client gone before its answer was sent: the upstream's request goes with it.
-    const gone = new AbortController()
+    // The upstream's exchange, once undici has begun it; a client gone before its answer was
+    // sent takes the upstream's request with it.
+    let upstreamExchange: Dispatcher.DispatchController | undefined
+    let gone = false
     res.on('close', () => {
       if (res.writableFinished) return
-      gone.abort()
+      gone = true
+      upstreamExchange?.abort(new Error('the client went away'))
       done()
     })
     // The body as undici reads it, each chunk copied on its way.
@@ -117,23 +120,46 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
       }))
       : null
     if (!hasBody) req.resume()
-    pool.request({ origin: base.origin, path: `${prefix}${url.startsWith('/') ? url : `/${url}`}`, method: method as Dispatcher.HttpMethod, headers: endToEnd(req.rawHeaders, REQUEST_OWN), body, signal: gone.signal }).then(({ statusCode, headers, body }) => {
-      res.writeHead(statusCode, endToEnd(rawOf(headers), HOP_BY_HOP))
-      body.on('data', answered.add).on('error', () => res.destroy())
-      body.pipe(res)
-      res.on('finish', () => {
-        answer = { status: statusCode, headers: headers as IncomingHttpHeaders, body: answered.bytes() }
+    // undici's dispatch, its lowest level: the answer written as its parts arrive, with no stream
+    // of undici's between (11-15% less CPU a request than its request() and a pipe, measured in pairs).
+    let begun = false
+    pool.dispatch({ origin: base.origin, path: `${prefix}${url.startsWith('/') ? url : `/${url}`}`, method: method as Dispatcher.HttpMethod, headers: endToEnd(req.rawHeaders, REQUEST_OWN), body }, {
+      onRequestStart (controller) { upstreamExchange = controller },
+      onResponseStart (_controller, statusCode, headers) {
+        // 1xx: the upstream's own; as undici's request() does, not passed on.
+        if (statusCode < 200) return
+        begun = true
+        res.writeHead(statusCode, endToEnd(rawOf(headers), HOP_BY_HOP))
+        res.on('finish', () => {
+          answer = { status: statusCode, headers, body: answered.bytes() }
+          passed()
+        })
+      },
+      onResponseData (controller, chunk) {
+        if (res.destroyed) return
+        answered.add(chunk)
+        // The client reads slower than the upstream sends: the upstream waits for it.
+        if (!res.write(chunk)) {
+          controller.pause()
+          res.once('drain', () => controller.resume())
+        }
+      },
+      onResponseEnd () { res.end() },
+      onResponseError (_controller, err: Error & { code?: string }) {
+        if (gone) return
+        // Cut off within its body: the client's answer is cut off too.
+        if (begun) {
+          res.destroy()
+          return
+        }
+        const late = err.code === 'UND_ERR_HEADERS_TIMEOUT'
+        failure = late ? `${base.origin} sent no answer within ${timeoutMs / 1000} s` : `${base.origin} did not answer (${err.code ?? err.message})`
+        failed(res, late ? 504 : 502, late ? `Gateway Timeout: ${failure}` : `Bad Gateway: ${failure}`)
+        answer = { status: late ? 504 : 502, headers: {} }
+        // The rest of the request's body, which the upstream will not read, is read to its end.
+        req.resume()
         passed()
-      })
-    }, (err: Error & { code?: string }) => {
-      if (gone.signal.aborted) return
-      const late = err.code === 'UND_ERR_HEADERS_TIMEOUT'
-      failure = late ? `${base.origin} sent no answer within ${timeoutMs / 1000} s` : `${base.origin} did not answer (${err.code ?? err.message})`
-      failed(res, late ? 504 : 502, late ? `Gateway Timeout: ${failure}` : `Bad Gateway: ${failure}`)
-      answer = { status: late ? 504 : 502, headers: {} }
-      // The rest of the request's body, which the upstream will not read, is read to its end.
-      req.resume()
-      passed()
+      }
     })
   })
   server.on('close', () => { pool.close().catch(() => {}) })
@@ -141,7 +167,7 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
 }
 
 /** Headers as undici gives them, as raw [name, value, …]: a header it received twice, twice. */
-function rawOf (headers: Record<string, string | string[] | undefined>): string[] {
+function rawOf (headers: IncomingHttpHeaders): string[] {
   const raw: string[] = []
   for (const [name, value] of Object.entries(headers)) {
     if (Array.isArray(value)) for (const one of value) raw.push(name, one)
