@@ -111,7 +111,8 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
       return answer(res, 201, added)
     }
     const found = /^\/pets\/([^/]+)$/.exec(url.pathname)
-    if (found !== null && req.method === 'GET') {
+    // HEAD as GET: Node's server sends its headers and no body.
+    if (found !== null && (req.method === 'GET' || req.method === 'HEAD')) {
       if (!/^\d+$/.test(found[1]) || Number(found[1]) < 1) return answer(res, 400, { message: 'id is a positive integer' })
       const one = stored.get(Number(found[1]))
       if (one === undefined) return answer(res, fault === 'an undeclared status' ? 418 : 404, { message: 'no such pet' })

@@ -59,6 +59,7 @@ const TRAFFIC: Array<[string, string, Record<string, string>, string?]> = [
   ['GET', '/pets?limit=5', auth],
   ['POST', '/pets', json, JSON.stringify({ name: 'Felix', tag: 'cat' })],
   ['GET', '/pets/1', auth],
+  ['HEAD', '/pets/1', auth],
   ['GET', '/pets/2', auth],
   ['GET', '/pets/999', auth],
   ['GET', '/pets/1', {}],
@@ -96,9 +97,9 @@ for (const [fault, check] of [[undefined, undefined], ...SHOWN] as Array<[Fault 
     t.match(proxy.logged[0].curl, /^curl -sS -i -X [A-Z]+ 'http:\/\/127\.0\.0\.1:\d+\/pets/, 'a curl command to the service')
     if (check !== undefined && check !== 'ignored_auth') t.match(found.find((v) => v.check === check)!.curl, '-H \'authorization: \'"$AUTHORIZATION"', 'the credentials as a variable')
     // What the traffic covered.
-    t.same(report.operations.map((o) => [o.operationId, o.requests]), [['listPets', 2], ['addPet', 2], ['getPet', 4]])
+    t.same(report.operations.map((o) => [o.operationId, o.requests]), [['listPets', 2], ['addPet', 2], ['getPet', 5]])
     t.same(report.coverage, { operations: 3, unseen: [], outside: [{ request: 'DELETE /pets/1', count: 1 }] })
-    t.ok(Object.values(report.operations[2].statuses!).reduce((a, b) => a + b) === 4, 'the statuses seen, counted')
+    t.ok(Object.values(report.operations[2].statuses!).reduce((a, b) => a + b) === 5, 'the statuses seen, counted')
   })
 }
 

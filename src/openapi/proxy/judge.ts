@@ -107,16 +107,17 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
         violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.statusCode}): ${fault}` })
       }
       if (failure !== undefined) return { route, violations, notes: [...notes, `answered ${answer.status} by the proxy: ${failure}`] }
-      violations.push(...answered(route, fault, answer, notes, whole ? undefined : ANSWER_ONLY))
+      violations.push(...answered(route, fault, answer, method === 'HEAD', notes, whole ? undefined : ANSWER_ONLY))
       return { route, violations, notes }
     }
   }
 
-  /** The answer's violations, by the checks `except` leaves; what cannot be judged of it, in `notes`. */
-  function answered (route: RouteSpec, fault: string | undefined, answer: Exchange['answer'], notes: string[], except?: ReadonlySet<CheckName>): Violation[] {
+  /** The answer's violations, by the checks `except` leaves; what cannot be judged of it, in `notes`. A HEAD's answer has no body to judge, its operation declared for HEAD or a GET's (the engine routes a HEAD to its path's GET). */
+  function answered (route: RouteSpec, fault: string | undefined, answer: Exchange['answer'], head: boolean, notes: string[], except?: ReadonlySet<CheckName>): Violation[] {
     const key = except === undefined ? route : route.pointer
     let judgeOf = judges.get(key)
     if (judgeOf === undefined) judges.set(key, judgeOf = judge(document, route, validators, except === undefined ? enabled : new Set([...enabled].filter((check) => !except.has(check)))))
+    if (head) return judgeOf({ source: 'traffic', fault }, { status: answer.status, headers: flat(answer.headers) })
     const decoded = answer.body === undefined ? undefined : decodedBody(answer.headers['content-encoding'], answer.body, http.bodyLimit)
     if (answer.body === undefined) notes.push(`an answer of over ${http.bodyLimit} bytes: its body passed on unjudged`)
     else if (typeof decoded === 'string') notes.push(decoded)
