@@ -1,5 +1,6 @@
 import { createServer, request, type IncomingHttpHeaders } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.ts'
 import { modelOf } from '../../src/openapi/document/upgrade.ts'
@@ -49,7 +50,7 @@ async function startProxy (t: Test, upstream: string, { document = PETS as objec
   })
   await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => { proxy.server.close(resolve); proxy.server.closeAllConnections() }))
-  return { url: `http://127.0.0.1:${(proxy.server.address() as { port: number }).port}`, report: proxy.report, logged, failures }
+  return { url: `http://127.0.0.1:${(proxy.server.address() as { port: number }).port}`, server: proxy.server, report: proxy.report, logged, failures }
 }
 
 const auth = { authorization: `Bearer ${TOKEN}` }
@@ -228,4 +229,25 @@ t.test('a slow client holds the upstream back; a client gone takes the upstream\
   t.same(cut, { aborted: true, bytes: chunk.length }, 'the client got what was sent, and an answer cut off, not one made whole')
   const after = await send(proxy.url, 'GET', '/small')
   t.same([after.status, after.body.toString()], [200, 'ok'], 'and the proxy carries on')
+})
+
+t.test('an upstream that answers before it has read the body (a 413, and its connection closed): every exchange is told, and the report comes', async (t) => {
+  const upstream = createServer((_req, res) => {
+    res.writeHead(413, { connection: 'close', 'content-type': 'application/json' }).end('{"message":"too large"}')
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { upstream.closeAllConnections(); return new Promise((resolve) => upstream.close(resolve)) })
+  const document = { openapi: '3.1.0', info: { title: 'Bytes', version: '1' }, paths: { '/echo': { post: { requestBody: { content: { 'application/octet-stream': {} } }, responses: { 200: { description: 'echoed' }, 413: { description: 'too large' } } } } } }
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+  const statuses: number[] = []
+  for (let i = 0; i < 6; i++) statuses.push((await send(proxy.url, 'POST', '/echo', { 'content-type': 'application/octet-stream' }, Buffer.alloc(2 * 1024 * 1024, 97))).status)
+  // Whether the proxy reads the 413 before the closed connection's reset is TCP's race: a 502 otherwise.
+  t.ok(statuses.every((status) => status === 413 || status === 502), `the upstream's 413, or the proxy's 502: ${statuses.join(', ')}`)
+  // As npm run proxy ends on SIGINT: its connections closed, then the report.
+  proxy.server.closeAllConnections()
+  const report = await Promise.race([proxy.report('bytes.json'), sleep(5_000).then(() => undefined)])
+  t.ok(report !== undefined, 'the report comes: no exchange waits on a body nobody reads')
+  t.equal(Object.values(report?.operations[0].statuses ?? {}).reduce((a, b) => a + b, 0), 6, 'each exchange counted')
+  t.ok(report?.operations[0].notes?.every((note) => /^(a request body (its client stopped sending once answered|of over 1048576 bytes): the request passed on unjudged|answered 502 by the proxy: .* did not answer)/.test(note)), `what was not judged, and why: ${JSON.stringify(report?.operations[0].notes)}`)
+  t.same(report?.operations[0].violations, [], 'nothing the upstream did is a violation: its 413 is declared')
 })

@@ -25,6 +25,8 @@ export interface Exchange {
   url: string
   headers: IncomingHttpHeaders
   body?: Buffer
+  /** The client stopped sending the body once answered: there is none to judge. */
+  cutOff?: boolean
   answer: { status: number, headers: IncomingHttpHeaders, body?: Buffer }
 }
 
@@ -91,11 +93,11 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     routes,
     refused,
     errorWriter,
-    async judge ({ method, url, headers, body, answer }, failure) {
+    async judge ({ method, url, headers, body, cutOff, answer }, failure) {
       const notes: string[] = []
-      // Past the judged size, the request is routed without its body, and its answer judged but for what depends on the request's being valid.
+      // Without its body (past the judged size, or cut off), the request is routed without it, and its answer judged but for what depends on the request's being valid.
       const whole = body !== undefined
-      if (!whole) notes.push(`a request body of over ${http.bodyLimit} bytes: the request passed on unjudged`)
+      if (!whole) notes.push(cutOff === true ? 'a request body its client stopped sending once answered: the request passed on unjudged' : `a request body of over ${http.bodyLimit} bytes: the request passed on unjudged`)
       const decided = await app.inject({ method: method as 'GET', url, headers: requestHeaders(headers, whole), ...(whole && { payload: body }) })
       const at = decided.headers[ROUTE]
       const route = at === undefined ? undefined : routes[Number(at)]
