@@ -251,3 +251,21 @@ t.test('an upstream that answers before it has read the body (a 413, and its con
   t.ok(report?.operations[0].notes?.every((note) => /^(a request body (its client stopped sending once answered|of over 1048576 bytes): the request passed on unjudged|answered 502 by the proxy: .* did not answer)/.test(note)), `what was not judged, and why: ${JSON.stringify(report?.operations[0].notes)}`)
   t.same(report?.operations[0].violations, [], 'nothing the upstream did is a violation: its 413 is declared')
 })
+
+t.test('a request in absolute form, from a client that uses the proxy as its HTTP proxy: sent on and judged as its path', async (t) => {
+  const pets = await startPets(t)
+  const proxy = await startProxy(t, pets.url)
+  const direct = await send(pets.url, 'GET', '/pets/1', auth)
+  // Node's client sends the path as given: here, the absolute form an HTTP proxy's client sends.
+  const { port } = new URL(proxy.url)
+  const through = await new Promise<{ status: number, body: Buffer }>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: 'http://pets.example/pets/1', headers: auth, agent: false, signal: AbortSignal.timeout(10_000) }, (incoming) => {
+      const chunks: Buffer[] = []
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject).on('end', () => resolve({ status: incoming.statusCode!, body: Buffer.concat(chunks) }))
+    }).on('error', reject).end()
+  })
+  t.same([through.status, through.body.toString()], [direct.status, direct.body.toString()], 'the upstream answered its path')
+  const report = await proxy.report('pets.json')
+  t.same(report.operations.map((o) => [o.operationId, o.requests]), [['getPet', 1]], 'judged as the operation of its path')
+  t.same(report.coverage.outside, [], 'and not as a path outside the document')
+})

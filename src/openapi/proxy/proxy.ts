@@ -78,7 +78,7 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
     // The upstream's Date, if it sends one: the proxy adds nothing of its own.
     res.sendDate = false
     const method = req.method ?? 'GET'
-    const url = req.url ?? '/'
+    const url = originForm(req.url ?? '/')
     const sent = copyOf(judgedBytes)
     const answered = copyOf(judgedBytes)
     // Told once the request's body has arrived and the answer has been sent, whichever is last.
@@ -178,6 +178,18 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
   })
   server.on('close', () => { pool.close().catch(() => {}) })
   return { server, settled: async () => { await Promise.all(pending) } }
+}
+
+/**
+ * A request target as a path and query: one in absolute form (`http://host/path`, from a client
+ * that uses the proxy as its HTTP proxy, which a server must accept: RFC 9112 §3.2.2) is sent on
+ * and judged as its path and query, as written.
+ */
+function originForm (target: string): string {
+  const authority = /^https?:\/\/[^/?#]*/i.exec(target)
+  if (authority === null) return target
+  const rest = target.slice(authority[0].length)
+  return rest.startsWith('/') ? rest : `/${rest}`
 }
 
 /** Headers as undici gives them, as raw [name, value, …]: a header it received twice, twice. */
