@@ -10,10 +10,10 @@ import type { Exchange } from './judge.ts'
 // HTTP client (a third less CPU a request here than node:http's client), at its dispatch level.
 // Only what belongs to one connection and not to the message (RFC 9110 §7.6.1: Connection and the
 // headers it names, Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade) is the proxy's own, and
-// Host names the upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which is told of
-// the exchange once both bodies have passed: judging never holds up the answer. An upstream that
-// cannot be reached, or sends no answer within `timeoutMs`, is answered 502 or 504 in the
-// document's error shape.
+// Host names the upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which
+// is told of the exchange once both bodies have passed: judging never holds up the answer. An
+// upstream that cannot be reached, or sends no answer within `timeoutMs`, is answered 502 or 504
+// in the document's error shape.
 
 const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'])
 // Of a request's, also Host (the upstream's is sent) and Expect (the proxy has read on: 100-continue is its own).
@@ -137,7 +137,7 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
       req.resume()
     })
     // undici's dispatch, its lowest level: the answer written as its parts arrive, with no stream
-    // of undici's between (11-15% less CPU a request than its request() and a pipe, measured in pairs).
+    // of undici's between (11-15% less CPU a request than its request() and a pipe, in pairs).
     let begun = false
     pool.dispatch({ origin: base.origin, path: `${prefix}${url.startsWith('/') ? url : `/${url}`}`, method: method as Dispatcher.HttpMethod, headers: endToEnd(req.rawHeaders, REQUEST_OWN), body }, {
       onRequestStart (controller) { upstreamExchange = controller },
