@@ -267,5 +267,5 @@ t.test('a request in absolute form, from a client that uses the proxy as its HTT
   t.same([through.status, through.body.toString()], [direct.status, direct.body.toString()], 'the upstream answered its path')
   const report = await proxy.report('pets.json')
   t.same(report.operations.map((o) => [o.operationId, o.requests]), [['getPet', 1]], 'judged as the operation of its path')
-  t.same(report.coverage.outside, [], 'and not as a path outside the document')
+  t.same(report.coverage?.outside, [], 'and not as a path outside the document')
 })
