@@ -17,10 +17,11 @@ import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-serv
 
 interface Received { status: number, headers: IncomingHttpHeaders, raw: string[], body: Buffer }
 
-/** One request over a fresh connection, its answer as it came. */
+/** One request over a fresh connection, its answer as it came; `path` is sent as given (an absolute URL too, as to an HTTP proxy). */
 async function send (url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Received> {
+  const { hostname, port } = new URL(url)
   return await new Promise((resolve, reject) => {
-    const outgoing = request(`${url}${path}`, { method, headers, agent: false, signal: AbortSignal.timeout(10_000) }, (incoming) => {
+    const outgoing = request({ host: hostname, port, path, method, headers, agent: false, signal: AbortSignal.timeout(10_000) }, (incoming) => {
       const chunks: Buffer[] = []
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject).on('end', () => resolve({ status: incoming.statusCode!, headers: incoming.headers, raw: incoming.rawHeaders, body: Buffer.concat(chunks) }))
     })
@@ -256,14 +257,8 @@ t.test('a request in absolute form, from a client that uses the proxy as its HTT
   const pets = await startPets(t)
   const proxy = await startProxy(t, pets.url)
   const direct = await send(pets.url, 'GET', '/pets/1', auth)
-  // Node's client sends the path as given: here, the absolute form an HTTP proxy's client sends.
-  const { port } = new URL(proxy.url)
-  const through = await new Promise<{ status: number, body: Buffer }>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: 'http://pets.example/pets/1', headers: auth, agent: false, signal: AbortSignal.timeout(10_000) }, (incoming) => {
-      const chunks: Buffer[] = []
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject).on('end', () => resolve({ status: incoming.statusCode!, body: Buffer.concat(chunks) }))
-    }).on('error', reject).end()
-  })
+  // The absolute form an HTTP proxy's client sends.
+  const through = await send(proxy.url, 'GET', 'http://pets.example/pets/1', auth)
   t.same([through.status, through.body.toString()], [direct.status, direct.body.toString()], 'the upstream answered its path')
   const report = await proxy.report('pets.json')
   t.same(report.operations.map((o) => [o.operationId, o.requests]), [['getPet', 1]], 'judged as the operation of its path')
