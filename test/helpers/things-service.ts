@@ -3,8 +3,9 @@ import type { Test } from 'tap'
 import { answer, serveText } from './hand-served.ts'
 
 // A service written by hand on node:http, nothing of the engine in it, whose document (THINGS)
-// declares no links: things created, read, patched, replaced and deleted, and books and labels on
-// shelves (a book refused with 404 on a shelf that is not there, a label with 422). Kept to its word unless told to break it
+// declares no links: things created, read, patched, replaced and deleted, books and labels on
+// shelves (a book refused with 404 on a shelf that is not there, a label with 422), and loans and
+// reviews, whose bodies name their shelf (refused with 422 too). Kept to its word unless told to break it
 // in one way between requests (a SequenceFault): the verifier's sequences must name each.
 
 const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false }
@@ -13,6 +14,8 @@ const change = { type: 'object', properties: { name: { type: 'string', minLength
 const book = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, title: { type: 'string', minLength: 1 } } }
 const shelf = { type: 'object', required: ['id', 'room'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, room: { type: 'string', minLength: 1 } } }
 const label = { type: 'object', required: ['shelfId', 'text'], properties: { shelfId: { type: 'integer' }, text: { type: 'string' } } }
+const review = { type: 'object', required: ['id', 'shelfId', 'stars'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, shelfId: { type: 'integer', minimum: 1, example: 987654 }, stars: { type: 'integer', minimum: 1, maximum: 5 } } }
+const loan = { type: 'object', required: ['shelfId', 'reader'], properties: { shelfId: { type: 'integer' }, reader: { type: 'string' } } }
 const error = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } }
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } })
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'integer', minimum: 1 } })
@@ -37,6 +40,11 @@ export const THINGS = {
     '/shelves/{shelfId}/books': { post: { operationId: 'addBook', parameters: [id('shelfId')], requestBody: { required: true, ...json({ type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'added', ...json(book) }, 400: bad, 404: notFound, 415: unsupported } } },
     // Outside every chain: a label names its shelf, and is refused (422) on a shelf that is not there.
     '/shelves/{shelfId}/labels': { post: { operationId: 'labelShelf', parameters: [{ ...id('shelfId'), example: 987654 }], requestBody: { required: true, ...json({ type: 'object', required: ['text'], properties: { text: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'labelled', ...json(label) }, 400: bad, 415: unsupported, 422: { description: 'no such shelf', ...json(error) } } } },
+    // Outside every chain too: a loan's body names its shelf ({"shelfId": …}), refused (422) when it is not there.
+    '/loans': { post: { operationId: 'lendFromShelf', requestBody: { required: true, ...json({ type: 'object', required: ['shelfId', 'reader'], properties: { shelfId: { type: 'integer', minimum: 1, example: 987654 }, reader: { type: 'string', minLength: 1 } } }) }, responses: { 201: { description: 'lent', ...json(loan) }, 400: bad, 415: unsupported, 422: { description: 'no such shelf', ...json(error) } } } },
+    // A resource of its own whose create names a shelf in its body.
+    '/reviews': { post: { operationId: 'reviewShelf', requestBody: { required: true, ...json({ type: 'object', required: ['shelfId', 'stars'], properties: { shelfId: review.properties.shelfId, stars: review.properties.stars } }) }, responses: { 201: { description: 'reviewed', ...json(review) }, 400: bad, 415: unsupported, 422: { description: 'no such shelf', ...json(error) } } } },
+    '/reviews/{reviewId}': { get: { operationId: 'getReview', parameters: [id('reviewId')], responses: { 200: { description: 'the review', ...json(review) }, 400: bad, 404: notFound } } },
     '/shelves/{shelfId}/books/{bookId}': { get: { operationId: 'getBook', parameters: [id('shelfId'), id('bookId')], responses: { 200: { description: 'the book', ...json(book) }, 400: bad, 404: notFound } } }
   }
 }
@@ -51,7 +59,7 @@ export const SEQUENCE_FAULTS = {
 } as const
 export type SequenceFault = keyof typeof SEQUENCE_FAULTS
 /** Or a fault of one request, seen only once what it names was made first. */
-export type ThingsFault = SequenceFault | 'a label refused on a shelf that is there'
+export type ThingsFault = SequenceFault | 'a label refused on a shelf that is there' | 'a loan refused from a shelf that is there'
 
 const valid = (body: any, whole: boolean): boolean => body !== null && typeof body === 'object' && !Array.isArray(body) &&
   Object.keys(body).every((k) => k === 'name' || k === 'colour') && (whole ? typeof body.name === 'string' : Object.keys(body).length > 0) &&
@@ -63,6 +71,7 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
   // By the id as the path spells it: any positive integer the document allows, however long.
   const things = new Map<string, { id: number, name: string, colour?: string }>()
   const shelves = new Map<string, { id: number, room: string, books: Map<string, { id: number, title: string }> }>()
+  const reviews = new Map<string, { id: number, shelfId: number, stars: number }>()
   let next = 1
   const handle = (req: IncomingMessage, res: ServerResponse, text: string): void => {
     const url = new URL(req.url!, 'http://things')
@@ -107,6 +116,22 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
         if (fault !== 'a deleted thing still read') things.delete(key)
         return answer(res, 204)
       }
+    }
+    if (parts[0] === 'reviews') {
+      if (parts.length === 1 && req.method === 'POST') {
+        if (!Number.isInteger(body?.shelfId) || body.shelfId < 1 || !Number.isInteger(body?.stars) || body.stars < 1 || body.stars > 5) return answer(res, 400, { message: 'a shelfId and 1 to 5 stars' })
+        if (!shelves.has(String(body.shelfId))) return answer(res, 422, { message: 'no such shelf' })
+        const made = { id: next++, shelfId: body.shelfId, stars: body.stars }
+        reviews.set(String(made.id), made)
+        return answer(res, 201, made)
+      }
+      const there = reviews.get(number(parts[1]) ?? '')
+      if (parts.length === 2 && req.method === 'GET') return there === undefined ? answer(res, 404, { message: 'no such review' }) : answer(res, 200, there)
+    }
+    if (parts[0] === 'loans' && parts.length === 1 && req.method === 'POST') {
+      if (!Number.isInteger(body?.shelfId) || body.shelfId < 1 || typeof body?.reader !== 'string' || body.reader === '') return answer(res, 400, { message: 'a shelfId and a reader' })
+      if (!shelves.has(String(body.shelfId)) || fault === 'a loan refused from a shelf that is there') return answer(res, 422, { message: 'no such shelf' })
+      return answer(res, 201, { shelfId: body.shelfId, reader: body.reader })
     }
     if (parts[0] === 'shelves') {
       if (parts.length === 1 && req.method === 'POST') {

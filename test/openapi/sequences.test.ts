@@ -10,7 +10,8 @@ import { SEQUENCE_FAULTS, startThings, THINGS, type SequenceFault, type ThingsFa
 
 // The verifier's sequences (openapi/verify/sequences.ts) against a service written by hand whose
 // document declares no links (test/helpers/things-service.ts), over real HTTP: kept to its word,
-// nothing found, books made on a shelf made first; broken between requests in one way, the
+// nothing found, books made on a shelf made first (and reviews and loans of one, named in their
+// bodies); broken between requests in one way, the
 // check for that way names it, shrunk to its shortest sequence, each step with its curl.
 
 async function verified (t: Test, fault?: ThingsFault) {
@@ -24,9 +25,9 @@ async function verified (t: Test, fault?: ThingsFault) {
 t.test('a service that keeps its word between requests: every chain followed, nothing found', async (t) => {
   const { verification, report } = await verified(t)
   t.same(report.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'no violation')
-  t.equal(verification.chains.resources, 3, 'things, shelves and books followed')
+  t.equal(verification.chains.resources, 4, 'things, shelves, books and reviews followed')
   t.ok(verification.chains.requests >= 9 + 2 + 4, `${verification.chains.requests} requests in chains`)
-  t.same(report.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence'))), [], 'each chain to its end: the book on a shelf made first')
+  t.same(report.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence'))), [], 'each chain to its end: the book on a shelf made first, and the review of a shelf made first (its body names it)')
 })
 
 t.test('a request that names what does not exist: refused alone, accepted with it made first, so not a violation', async (t) => {
@@ -34,6 +35,21 @@ t.test('a request that names what does not exist: refused alone, accepted with i
   const labels = report.operations.find((o) => o.operationId === 'labelShelf')!
   t.same(labels.violations, [], 'no positive_data_acceptance for the label')
   t.match(labels.notes.join('\n'), /valid request\(s\) refused \(422\) named what did not exist: with it made first \(POST \/shelves\), the request was answered 201/, 'a note says why its refusals were not the service\'s fault')
+})
+
+t.test('a request whose body names what does not exist: refused alone, accepted with it made first and its key in the body', async (t) => {
+  const { report } = await verified(t)
+  const loans = report.operations.find((o) => o.operationId === 'lendFromShelf')!
+  t.same(loans.violations, [], 'no positive_data_acceptance for the loan')
+  t.match(loans.notes.join('\n'), /valid request\(s\) refused \(422\) named what did not exist: with it made first \(POST \/shelves\), the request was answered 201/, 'a note says why its refusals were not the service\'s fault')
+})
+
+t.test('a request whose body names a shelf, refused even with the shelf made first: positive_data_acceptance, shown by that sequence', async (t) => {
+  const { report } = await verified(t, 'a loan refused from a shelf that is there')
+  const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
+  t.same(found.map((v) => `${v.operation} ${v.check}`), ['POST /loans positive_data_acceptance'], 'once, and nothing else')
+  t.same(found[0]?.steps?.map((s) => `${s.step}: ${s.request} → ${s.status}`), ['create: POST /shelves → 201', 'request: POST /loans → 422'], 'the shelf made, then the loan from it refused')
+  t.match(found[0]?.steps?.[1].curl, /"shelfId":\d{1,3}[,}]/, 'the loan names the shelf just made, not its example (987654)')
 })
 
 t.test('a request refused even with what it names made first: positive_data_acceptance, shown by that sequence', async (t) => {
@@ -49,7 +65,7 @@ t.test('the project\'s own stateful mock of the same document: nothing found eit
   t.teardown(() => app.close())
   const verification = await verify(document, injectTransport(app), { seed: 7 })
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [])
-  t.equal(verification.chains.resources, 3)
+  t.equal(verification.chains.resources, 4)
 })
 
 for (const [fault, { check, steps }] of Object.entries(SEQUENCE_FAULTS) as Array<[SequenceFault, typeof SEQUENCE_FAULTS[SequenceFault]]>) {

@@ -20,10 +20,12 @@ import type { HttpRequest } from './spelling.ts'
 // unique_keys (two creates given one key the server chose). A failing chain is shrunk to the
 // fewest steps that still fail the same check, each step sent again from a fresh create. An
 // operation outside the chains whose path names a resource's key is sent with that resource made
-// first (referring), so that a valid request does not name data that is not there.
+// first (referring), so that a valid request does not name data that is not there; so is one whose
+// JSON body names it by its key's path parameter ({"shelfId": …} of /shelves/{shelfId}), and a
+// chain's writes whose bodies do.
 
 type ChainStep = 'create' | 'create again' | 'read' | 'patch' | 'replace' | 'delete'
-// 'request': an operation outside the chains, sent with what its path names made first.
+// 'request': an operation outside the chains (or a chain's create), sent with what it names made first.
 type Step = ChainStep | 'request'
 /** A request of a chain, as sent, and its answer's status. */
 export interface SentStep { step: Step, route: RouteSpec, request: HttpRequest, secrets: Case['secrets'], status?: number }
@@ -92,9 +94,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   /**
    * A request of `route` with these path values (by name) and, for a write, a valid body: one that
    * changes something of `current` where it can (a change to what is there already shows nothing),
-   * from the document's example, its sample, or values drawn from its schema.
+   * from the document's example, its sample, or values drawn from its schema; the keys in `named`
+   * (by property) put in it where its body names them (namedIn).
    */
-  const requestOf = (route: RouteSpec, path: Record<string, unknown>, withBody: boolean, current?: unknown): Case | Error => {
+  const requestOf = (route: RouteSpec, path: Record<string, unknown>, withBody: boolean, current?: unknown, named: Record<string, unknown> = {}): Case | Error => {
     const plan = planOf(route)
     let body: { value: unknown } | undefined
     if (withBody) {
@@ -105,7 +108,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
           ...drawn === undefined ? [] : fc.sample(drawn.values, { seed, numRuns: 20 }).map((values) => drawn.request(values)?.values.body).filter((value) => value !== undefined)
         ]
         const changes = (value: unknown) => !isObject(current) || !isObject(value) || Object.entries(value).some(([name, inner]) => !isDeepStrictEqual(current[name], inner))
-        if (bodies.length > 0) body = { value: bodies.find(changes) ?? bodies[0] }
+        const chosen = bodies.find(changes) ?? bodies[0]
+        const keys = Object.fromEntries(namedIn(route).flatMap(([name]) => name in named ? [[name, named[name]]] : []))
+        if (bodies.length > 0) body = { value: isObject(chosen) ? { ...chosen, ...keys } : chosen }
       } catch (err) {
         if (!(err instanceof Unbuildable)) throw err
         return err
@@ -128,6 +133,46 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const segments = template.split('/')
     const at = segments.indexOf(`{${name}}`)
     return at === -1 ? undefined : byItem.get(segments.slice(0, at + 1).join('/'))
+  }
+
+  const jsonBody = (route: RouteSpec): unknown => route.body?.media.find((m) => m.type === 'application/json' || m.type.endsWith('+json'))?.schema
+  // Resources by their key's path parameter, where no other resource's has that name, and not
+  // `id`, which names every resource's key alike.
+  const byParameter = new Map<string, Resource | undefined>()
+  for (const resource of resources) byParameter.set(resource.parameter, byParameter.has(resource.parameter) ? undefined : resource)
+  const bodyNames = new Map<RouteSpec, Array<[string, Resource]>>()
+  /**
+   * The properties of a route's JSON body that name what a create makes, spelled as that
+   * resource's key in its path ({"shelfId": …} of /shelves/{shelfId}); not its own resource's.
+   */
+  const namedIn = (route: RouteSpec): Array<[string, Resource]> => {
+    if (!bodyNames.has(route)) {
+      bodyNames.set(route, Object.keys(propertiesOf(doc, jsonBody(route))).flatMap((name): Array<[string, Resource]> => {
+        const owner = name === 'id' ? undefined : byParameter.get(name)
+        return owner === undefined || Object.values(owner.operations).includes(route) ? [] : [[name, owner]]
+      }))
+    }
+    return bodyNames.get(route)!
+  }
+
+  /**
+   * What a route's body names (namedIn), made first, each by its resource's create: the keys by
+   * property, and the requests that made them; undefined when the run's bounds ran out. One that
+   * could not be made, or whose key the property's schema does not take, is left out: the body
+   * keeps its own value, as it would without this.
+   */
+  const keysFirst = async (route: RouteSpec, depth: number): Promise<{ named: Record<string, unknown>, sent: SentStep[] } | undefined> => {
+    const named: Record<string, unknown> = {}
+    const sent: SentStep[] = []
+    if (depth > 3) return { named, sent }
+    const properties = propertiesOf(doc, jsonBody(route))
+    for (const [name, owner] of namedIn(route)) {
+      const made = await run(owner, ['create'], depth + 1)
+      if (made === undefined) return undefined
+      sent.push(...made.sent)
+      if (made.key !== undefined && validators.response(derefSchema(doc, properties[name]) ?? {})(made.key)) named[name] = made.key
+    }
+    return { named, sent }
   }
 
   /**
@@ -155,12 +200,15 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (first === undefined) return undefined
     const { path, sent } = first
     if (first.note !== undefined) return { note: `its parent, ${first.note}`, sent, steps }
+    const keys = await keysFirst(resource.operations.create!, depth)
+    if (keys === undefined) return undefined
+    sent.push(...keys.sent)
     let key: unknown
     let written: { body: unknown, by: RouteSpec } | undefined
     let deleted = false
     for (const [index, step] of steps.entries()) {
       const route = step === 'create again' ? resource.operations.create! : resource.operations[step]!
-      const made = requestOf(route, step === 'create' || step === 'create again' ? path : { ...path, [resource.parameter]: key }, step !== 'read' && step !== 'delete', step === 'create again' ? undefined : written?.body)
+      const made = requestOf(route, step === 'create' || step === 'create again' ? path : { ...path, [resource.parameter]: key }, step !== 'read' && step !== 'delete', step === 'create again' ? undefined : written?.body, keys.named)
       const upTo = steps.slice(0, index + 1)
       if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, sent, steps: upTo }
       const answer = await send(made.request)
@@ -222,7 +270,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const first = await madeFirst(route.path, namesOf(route), 0)
     if (first === undefined) return undefined
     if (first.note !== undefined) return { note: first.note }
-    const made = requestOf(route, first.path, route.body !== undefined)
+    const keys = await keysFirst(route, 0)
+    if (keys === undefined) return undefined
+    first.sent.push(...keys.sent)
+    const made = requestOf(route, first.path, route.body !== undefined, undefined, keys.named)
     if (made instanceof Error) return { note: `no valid request could be made (${made.message})` }
     const answer = await send(made.request)
     if (answer === undefined) return undefined
@@ -231,8 +282,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const steps = [...first.sent, sent]
     return { steps, violations: judged({ source: 'sequence' }, answer).map((violation) => ({ ...violation, steps, route })) }
   }
-  /** Whether a route's path names what a create makes. */
-  const refersTo = (route: RouteSpec): boolean => namesOf(route).some((name) => ownerOf(route.path, name) !== undefined)
+  /** Whether a route's path, or its body, names what a create makes. */
+  const refersTo = (route: RouteSpec): boolean => namesOf(route).some((name) => ownerOf(route.path, name) !== undefined) || namedIn(route).length > 0
 
   /** The fewest steps that still fail the same check: each step but the first create left out in turn, and kept out while the check still fails; within `budget` requests. */
   const shrink = async (resource: Resource, failing: Ran & { violation: SequenceViolation }, budget: { left: number }): Promise<SequenceViolation> => {

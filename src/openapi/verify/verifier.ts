@@ -19,8 +19,8 @@ import { inferResources } from '../routes/resources.ts'
 // first valid request answered with a status whose answer declares links is followed by each
 // link's request, once (links.ts), judged as its target's. Then each resource the document
 // describes is followed through a chain of requests, create to delete (sequences.ts), and each
-// other operation whose path names what a create makes is sent with that made first, unless only
-// safe operations are sent. It knows nothing of HTTP: a transport sends (http.ts over the
+// other operation (and each chain's create) whose path or body names what a create makes is sent
+// with that made first, unless only safe operations are sent. It knows nothing of HTTP: a transport sends (http.ts over the
 // network; the tests' inject()).
 
 /** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout). */
@@ -283,20 +283,21 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     violations++
   }
 
-  // Each operation outside the chains whose path names what a create makes (POST
-  // /shelves/{shelfId}/labels), sent once more with that made first. Its valid requests refused
-  // as bad data (positive_data_acceptance) named keys nothing made: accepted now, they were the
-  // verifier's fault, not the service's, and are withdrawn, with a note; refused still, the
-  // refusal is reported with the requests that made what it names.
+  // Each operation outside the chains, and each chain's create, whose path or body names what a
+  // create makes (POST /shelves/{shelfId}/labels, {"shelfId": …}), sent once more with that made
+  // first. Its valid requests refused as bad data (positive_data_acceptance) named keys nothing
+  // made: accepted now, they were the verifier's fault, not the service's, and are withdrawn, with
+  // a note; refused still, the refusal is reported with the requests that made what it names.
+  const creates = new Set(followed.map((resource) => resource.operations.create))
   const inChains = new Set(followed.flatMap((resource) => Object.values(resource.operations)))
   for (const route of chosen) {
-    if (inChains.has(route) || !chained.refersTo(route)) continue
+    if ((inChains.has(route) && !creates.has(route)) || !chained.refersTo(route)) continue
     if (!budgetLeft()) break
     owner = resultOf.get(route)!
     const ran = await chained.referring(route, targetOf(route).judged)
     if (ran === undefined) break
     if ('note' in ran) {
-      owner.notes.push(`not sent with what its path names made first: ${ran.note}`)
+      owner.notes.push(`not sent with what it names made first: ${ran.note}`)
       continue
     }
     const sent = ran.steps.at(-1)!
