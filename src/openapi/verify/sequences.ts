@@ -135,15 +135,16 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     return at === -1 ? undefined : byItem.get(segments.slice(0, at + 1).join('/'))
   }
 
+  /** The schema of a route's JSON request body, if it takes one. */
   const jsonBody = (route: RouteSpec): unknown => route.body?.media.find((m) => m.type === 'application/json' || m.type.endsWith('+json'))?.schema
-  // Resources by their key's path parameter, where no other resource's has that name, and not
-  // `id`, which names every resource's key alike.
+  // Resources by their key's path parameter, where no other resource's has that name.
   const byParameter = new Map<string, Resource | undefined>()
   for (const resource of resources) byParameter.set(resource.parameter, byParameter.has(resource.parameter) ? undefined : resource)
   const bodyNames = new Map<RouteSpec, Array<[string, Resource]>>()
   /**
    * The properties of a route's JSON body that name what a create makes, spelled as that
-   * resource's key in its path ({"shelfId": …} of /shelves/{shelfId}); not its own resource's.
+   * resource's key in its path ({"shelfId": …} of /shelves/{shelfId}); not its own resource's,
+   * nor `id`, which may be any resource's key.
    */
   const namedIn = (route: RouteSpec): Array<[string, Resource]> => {
     if (!bodyNames.has(route)) {
