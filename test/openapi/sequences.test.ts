@@ -11,8 +11,8 @@ import { SEQUENCE_FAULTS, startThings, THINGS, type SequenceFault, type ThingsFa
 // The verifier's sequences (openapi/verify/sequences.ts) against a service written by hand whose
 // document declares no links (test/helpers/things-service.ts), over real HTTP: kept to its word,
 // nothing found, books made on a shelf made first (and reviews and loans of one, named in their
-// bodies); broken between requests in one way, the
-// check for that way names it, shrunk to its shortest sequence, each step with its curl.
+// bodies); broken between requests in one way, the check for that way names it, shrunk to its
+// shortest sequence, each step with its curl.
 
 async function verified (t: Test, fault?: ThingsFault) {
   const { url } = await startThings(t, fault)

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
+import { kindOf } from '../requests/bodies.ts'
 import { itemIn, propertiesOf, successJson, valueIn, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema } from '../schemas/schema.ts'
@@ -109,7 +110,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         ]
         const changes = (value: unknown) => !isObject(current) || !isObject(value) || Object.entries(value).some(([name, inner]) => !isDeepStrictEqual(current[name], inner))
         const chosen = bodies.find(changes) ?? bodies[0]
-        const keys = Object.fromEntries(namedIn(route).flatMap(([name]) => name in named ? [[name, named[name]]] : []))
+        const keys = Object.fromEntries(namedIn(route).flatMap(({ name }) => name in named ? [[name, named[name]]] : []))
         if (bodies.length > 0) body = { value: isObject(chosen) ? { ...chosen, ...keys } : chosen }
       } catch (err) {
         if (!(err instanceof Unbuildable)) throw err
@@ -135,22 +136,21 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     return at === -1 ? undefined : byItem.get(segments.slice(0, at + 1).join('/'))
   }
 
-  /** The schema of a route's JSON request body, if it takes one. */
-  const jsonBody = (route: RouteSpec): unknown => route.body?.media.find((m) => m.type === 'application/json' || m.type.endsWith('+json'))?.schema
   // Resources by their key's path parameter, where no other resource's has that name.
   const byParameter = new Map<string, Resource | undefined>()
   for (const resource of resources) byParameter.set(resource.parameter, byParameter.has(resource.parameter) ? undefined : resource)
-  const bodyNames = new Map<RouteSpec, Array<[string, Resource]>>()
+  const bodyNames = new Map<RouteSpec, Array<{ name: string, owner: Resource, schema: unknown }>>()
   /**
    * The properties of a route's JSON body that name what a create makes, spelled as that
-   * resource's key in its path ({"shelfId": …} of /shelves/{shelfId}); not its own resource's,
-   * nor `id`, which may be any resource's key.
+   * resource's key in its path ({"shelfId": …} of /shelves/{shelfId}), with their schemas; not
+   * its own resource's, nor `id`, which may be any resource's key.
    */
-  const namedIn = (route: RouteSpec): Array<[string, Resource]> => {
+  const namedIn = (route: RouteSpec): Array<{ name: string, owner: Resource, schema: unknown }> => {
     if (!bodyNames.has(route)) {
-      bodyNames.set(route, Object.keys(propertiesOf(doc, jsonBody(route))).flatMap((name): Array<[string, Resource]> => {
+      const properties = propertiesOf(doc, route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema)
+      bodyNames.set(route, Object.entries(properties).flatMap(([name, schema]) => {
         const owner = name === 'id' ? undefined : byParameter.get(name)
-        return owner === undefined || Object.values(owner.operations).includes(route) ? [] : [[name, owner]]
+        return owner === undefined || Object.values(owner.operations).includes(route) ? [] : [{ name, owner, schema }]
       }))
     }
     return bodyNames.get(route)!
@@ -166,12 +166,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const named: Record<string, unknown> = {}
     const sent: SentStep[] = []
     if (depth > 3) return { named, sent }
-    const properties = propertiesOf(doc, jsonBody(route))
-    for (const [name, owner] of namedIn(route)) {
+    for (const { name, owner, schema } of namedIn(route)) {
       const made = await run(owner, ['create'], depth + 1)
       if (made === undefined) return undefined
       sent.push(...made.sent)
-      if (made.key !== undefined && validators.response(derefSchema(doc, properties[name]) ?? {})(made.key)) named[name] = made.key
+      if (made.key !== undefined && validators.request(derefSchema(doc, schema) ?? {})(made.key)) named[name] = made.key
     }
     return { named, sent }
   }

@@ -20,8 +20,8 @@ import { inferResources } from '../routes/resources.ts'
 // link's request, once (links.ts), judged as its target's. Then each resource the document
 // describes is followed through a chain of requests, create to delete (sequences.ts), and each
 // other operation (and each chain's create) whose path or body names what a create makes is sent
-// with that made first, unless only safe operations are sent. It knows nothing of HTTP: a transport sends (http.ts over the
-// network; the tests' inject()).
+// with that made first, unless only safe operations are sent. It knows nothing of HTTP: a
+// transport sends (http.ts over the network; the tests' inject()).
 
 /** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout). */
 export type Transport = (request: HttpRequest) => Promise<Answer>
