@@ -4,7 +4,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { kindOf } from '../requests/bodies.ts'
 import { itemIn, propertiesOf, successJson, valueIn, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
-import { derefSchema } from '../schemas/schema.ts'
+import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { Unbuildable, type Case, type Planner } from './cases.ts'
 import type { Answer, CheckName, Judge } from './checks.ts'
@@ -30,6 +30,8 @@ type ChainStep = 'create' | 'create again' | 'read' | 'patch' | 'replace' | 'del
 type Step = ChainStep | 'request'
 /** A request of a chain, as sent, and its answer's status. */
 export interface SentStep { step: Step, route: RouteSpec, request: HttpRequest, secrets: Case['secrets'], status?: number }
+/** A property of a request's JSON body that names a resource's key (sequences' namedIn), and the schema its value must meet. */
+interface BodyKey { name: string, owner: Resource, schema: JsonSchema }
 export interface SequenceViolation { check: CheckName, status: number, detail: string, steps: SentStep[], route: RouteSpec }
 
 /** Sends a request of a chain; undefined when the run's bounds are spent, an Error when nothing came back. */
@@ -139,18 +141,18 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   // Resources by their key's path parameter, where no other resource's has that name.
   const byParameter = new Map<string, Resource | undefined>()
   for (const resource of resources) byParameter.set(resource.parameter, byParameter.has(resource.parameter) ? undefined : resource)
-  const bodyNames = new Map<RouteSpec, Array<{ name: string, owner: Resource, schema: unknown }>>()
+  const bodyNames = new Map<RouteSpec, BodyKey[]>()
   /**
    * The properties of a route's JSON body that name what a create makes, spelled as that
    * resource's key in its path ({"shelfId": …} of /shelves/{shelfId}), with their schemas; not
    * its own resource's, nor `id`, which may be any resource's key.
    */
-  const namedIn = (route: RouteSpec): Array<{ name: string, owner: Resource, schema: unknown }> => {
+  const namedIn = (route: RouteSpec): BodyKey[] => {
     if (!bodyNames.has(route)) {
       const properties = propertiesOf(doc, route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema)
       bodyNames.set(route, Object.entries(properties).flatMap(([name, schema]) => {
         const owner = name === 'id' ? undefined : byParameter.get(name)
-        return owner === undefined || Object.values(owner.operations).includes(route) ? [] : [{ name, owner, schema }]
+        return owner === undefined || Object.values(owner.operations).includes(route) ? [] : [{ name, owner, schema: derefSchema(doc, schema) ?? {} }]
       }))
     }
     return bodyNames.get(route)!
@@ -170,7 +172,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const made = await run(owner, ['create'], depth + 1)
       if (made === undefined) return undefined
       sent.push(...made.sent)
-      if (made.key !== undefined && validators.request(derefSchema(doc, schema) ?? {})(made.key)) named[name] = made.key
+      if (made.key !== undefined && validators.request(schema)(made.key)) named[name] = made.key
     }
     return { named, sent }
   }
