@@ -1,4 +1,5 @@
 import type { OpenApiDocument } from '../document/document.ts'
+import { kindOf } from '../requests/bodies.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from './routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 
@@ -72,7 +73,7 @@ export function successOf (route: RouteSpec): ResponseSpec | undefined {
 export function successJson (route: RouteSpec | undefined): { response: ResponseSpec, media: MediaSpec } | undefined {
   for (const response of route?.responses ?? []) {
     if (!response.status.startsWith('2') && response.status !== 'default') continue
-    const media = response.media.find((m) => (m.type === 'application/json' || m.type.endsWith('+json')) && m.schema !== undefined)
+    const media = response.media.find((m) => kindOf(m.type) === 'json' && m.schema !== undefined)
     if (media !== undefined) return { response, media }
   }
   return undefined
