@@ -1,5 +1,5 @@
 import { createServer, request, type IncomingHttpHeaders } from 'node:http'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.ts'
@@ -105,17 +105,18 @@ for (const [fault, check] of [[undefined, undefined], ...SHOWN] as Array<[Fault 
   })
 }
 
-t.test('streamed both ways, as large as the upstream sends; past the judged size, passed on unjudged with a note', async (t) => {
+t.test('streamed both ways, as large as the upstream sends, its reason phrase and trailer fields too; past the judged size, passed on unjudged with a note', async (t) => {
   const big = randomBytes(3 * 1024 * 1024)
   let firstSent!: () => void
   const firstReceived = new Promise<void>((resolve) => { firstSent = resolve })
   const upstream = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', async () => {
-      res.writeHead(200, [['Content-Type', 'application/octet-stream'], ['X-Echo-Bytes', String(Buffer.concat(chunks).length)], ['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2']].flat())
+      res.writeHead(200, 'Echoed', [['Content-Type', 'application/octet-stream'], ['X-Echo-Bytes', String(Buffer.concat(chunks).length)], ['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2'], ['Trailer', 'X-Digest']].flat())
       // The first chunk, and the rest only once the client has it: the proxy must stream.
       res.write(big.subarray(0, 1024))
       await firstReceived
+      res.addTrailers({ 'X-Digest': createHash('sha256').update(big).digest('hex') })
       res.end(big.subarray(1024))
     })
   })
@@ -124,16 +125,25 @@ t.test('streamed both ways, as large as the upstream sends; past the judged size
   const document = { openapi: '3.1.0', info: { title: 'Bytes', version: '1' }, paths: { '/echo': { post: { operationId: 'echo', requestBody: { content: { 'application/octet-stream': {} } }, responses: { 200: { description: 'bytes', content: { 'application/octet-stream': {} } } } } } } }
   const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document, bodyLimit: 1024 * 1024 })
   const sentBody = randomBytes(2 * 1024 * 1024)
+  let reason: string | undefined
+  let trailers: IncomingHttpHeaders = {}
   const received = await new Promise<Received>((resolve, reject) => {
     const outgoing = request(`${proxy.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, agent: false }, (incoming) => {
       const chunks: Buffer[] = []
       incoming.on('data', (chunk: Buffer) => {
         chunks.push(chunk)
         firstSent()
-      }).on('end', () => resolve({ status: incoming.statusCode!, headers: incoming.headers, raw: incoming.rawHeaders, body: Buffer.concat(chunks) }))
+      }).on('end', () => {
+        reason = incoming.statusMessage
+        trailers = incoming.trailers
+        resolve({ status: incoming.statusCode!, headers: incoming.headers, raw: incoming.rawHeaders, body: Buffer.concat(chunks) })
+      })
     })
     outgoing.on('error', reject).end(sentBody)
   })
+  t.equal(reason, 'Echoed', 'the status line\'s reason phrase, as the upstream wrote it')
+  t.same(trailers, { 'x-digest': createHash('sha256').update(big).digest('hex') }, 'the trailer fields after the body')
+  t.equal(received.headers.trailer, 'X-Digest', 'and the header that announces them')
   t.equal(received.headers['x-echo-bytes'], String(sentBody.length), 'the request\'s every byte reached the upstream')
   t.ok(received.body.equals(big), 'the answer\'s every byte reached the client')
   t.same(received.headers['set-cookie'], ['a=1', 'b=2'], 'a header sent twice, twice')

@@ -6,18 +6,19 @@ import type { Exchange } from './judge.ts'
 
 // The proxy's forwarding: every request to the upstream as it came (method, path and query under
 // the upstream's base, headers, body bytes, streamed as they arrive) and its answer back as it
-// came (status, headers, body bytes, streamed), over kept-alive connections of undici, Node's own
-// HTTP client (a third less CPU a request here than node:http's client), at its dispatch level.
-// Only what belongs to one connection and not to the message (RFC 9110 §7.6.1: Connection and the
-// headers it names, Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade) is the proxy's own, and
-// Host names the upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which
+// came (status and its reason phrase, headers, body bytes, streamed, and trailer fields), over
+// kept-alive connections of undici, Node's own HTTP client (a third less CPU a request here than
+// node:http's client), at its dispatch level. Only what belongs to one connection and not to the
+// message (RFC 9110 §7.6.1: Connection and the headers it names, Keep-Alive, Transfer-Encoding,
+// TE, Upgrade) is the proxy's own, and Host names the upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which
 // is told of the exchange once both bodies have passed: judging never holds up the answer. An
 // upstream that cannot be reached, or sends no answer within `timeoutMs`, is answered 502 or 504
 // in the document's error shape.
 
-const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade'])
-// Of a request's, also Host (the upstream's is sent) and Expect (the proxy has read on: 100-continue is its own).
-const REQUEST_OWN: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'host', 'expect'])
+const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade'])
+// Of a request's, also Host (the upstream's is sent), Expect (the proxy has read on: 100-continue
+// is its own) and Trailer (a request's trailer fields end at the proxy, which streams its body on).
+const REQUEST_OWN: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'host', 'expect', 'trailer'])
 /** A request's headers that whoever sends it again writes itself, its body's length too: the judge's injection, a curl command. */
 export const SENDERS_OWN: ReadonlySet<string> = new Set([...REQUEST_OWN, 'content-length'])
 
@@ -143,10 +144,10 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
     // of undici's between (11-15% less CPU a request than its request() and a pipe, in pairs).
     pool.dispatch({ origin: base.origin, path: `${prefix}${url.startsWith('/') ? url : `/${url}`}`, method: method as Dispatcher.HttpMethod, headers: endToEnd(req.rawHeaders, REQUEST_OWN), body }, {
       onRequestStart (controller) { upstreamExchange = controller },
-      onResponseStart (_controller, statusCode, headers) {
+      onResponseStart (_controller, statusCode, headers, statusMessage) {
         // 1xx: the upstream's own; as undici's request() does, not passed on.
         if (statusCode < 200) return
-        res.writeHead(statusCode, endToEnd(rawOf(headers), HOP_BY_HOP))
+        res.writeHead(statusCode, statusMessage, endToEnd(rawOf(headers), HOP_BY_HOP))
         res.on('finish', () => {
           answer = { status: statusCode, headers, body: answered.bytes() }
           passed()
@@ -161,7 +162,11 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
           res.once('drain', () => controller.resume())
         }
       },
-      onResponseEnd () { res.end() },
+      onResponseEnd (_controller, trailers) {
+        // Sent where the answer is chunked, as the upstream's was: a client over HTTP/1.0 gets none (nor from Node's own server).
+        res.addTrailers(Object.entries(trailers).flatMap(([name, value]) => [value ?? []].flat().map((one): [string, string] => [name, one])))
+        res.end()
+      },
       onResponseError (_controller, err: Error & { code?: string }) {
         if (gone) return
         // Cut off within its body: the client's answer is cut off too.
