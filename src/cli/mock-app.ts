@@ -10,6 +10,7 @@ import { State } from '../openapi/mock/state.ts'
 import { engine } from '../openapi/routes/engine.ts'
 import { describeInference } from '../openapi/routes/resources.ts'
 import type { Refusal, RouteSpec } from '../openapi/routes/routes.ts'
+import { apiKeyNames } from '../openapi/requests/security.ts'
 import { createValidators } from '../openapi/schemas/validation.ts'
 import { AccessLog } from '../ops/access-log.ts'
 
@@ -52,7 +53,7 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
     document,
     validators,
     file,
-    logging: { logger: { level: ops.logLevel, ...(logStream && { stream: logStream }) }, logController: new AccessLog(ops.logLevel), genReqId: requestId },
+    logging: { logger: { level: ops.logLevel, ...(logStream && { stream: logStream }) }, logController: new AccessLog(ops.logLevel, new Set(apiKeyNames(document).query)), genReqId: requestId },
     setUp: async (app, served, refused) => {
       for (const { problem } of refused) app.log.warn({ problem }, 'left out: the mock cannot serve this operation')
       const state = stateless ? undefined : new State()

@@ -217,3 +217,20 @@ t.test('a list whose items no value satisfies is answered empty, which its schem
   t.equal(res.statusCode, 200)
   t.same(res.json(), [])
 })
+
+t.test('the access log leaves out an API key the document puts in the query, and any credential the query names', async (t) => {
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Keyed', version: '1.0.0' },
+    security: [{ key: [] }],
+    paths: { '/things': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } }, example: ['a'] } } } } } } },
+    components: { securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'k' } } }
+  }
+  const { logStream, lines } = captureLog()
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document }, 'keyed.json', logStream)
+  t.teardown(() => app.close())
+  const answer = await app.inject({ url: '/things?k=key-in-query-1&access_token=token-in-query-2&page=2' })
+  t.equal(answer.statusCode, 200, 'the key took')
+  t.same(lines.filter((line) => line.msg === 'request').map((line) => line.url), ['/things?k=[Redacted]&access_token=[Redacted]&page=2'], 'the URL as asked, but the two credentials\' values')
+  t.notMatch(JSON.stringify(lines), /key-in-query-1|token-in-query-2/, 'in no line')
+})

@@ -274,3 +274,19 @@ t.test('a request in absolute form, from a client that uses the proxy as its HTT
   t.same(report.operations.map((o) => [o.operationId, o.requests]), [['getPet', 1]], 'judged as the operation of its path')
   t.same(report.coverage?.outside, [], 'and not as a path outside the document')
 })
+
+t.test('credentials the document does not name, in a header or the query, are kept out of the log and the report as well', async (t) => {
+  const pets = await startPets(t)
+  const proxy = await startProxy(t, pets.url)
+  // limit=500 breaks the document: a violation, with its curl command.
+  await send(proxy.url, 'GET', '/pets?limit=500&access_token=query-token-1&apiKey=query-key-2&author=Ann', {
+    ...auth, 'x-api-key': 'gateway-key-3', 'X-Auth-Token': 'header-token-4', 'x-request-id': 'req-5'
+  })
+  const report = await proxy.report('pets.json')
+  const { curl } = proxy.logged[0]
+  for (const text of [JSON.stringify(report), JSON.stringify(proxy.logged)]) {
+    for (const secret of [TOKEN, 'query-token-1', 'query-key-2', 'gateway-key-3', 'header-token-4']) t.notMatch(text, secret, `no ${secret} in the report or the log`)
+  }
+  for (const variable of ['"$AUTHORIZATION"', '"$ACCESS_TOKEN"', '"$API_KEY"', '"$X_API_KEY"', '"$X_AUTH_TOKEN"']) t.ok(curl.includes(variable), `${variable} in its place: ${curl}`)
+  t.ok(curl.includes('author=Ann') && curl.includes('x-request-id: req-5'), 'and what holds no credential as it was sent')
+})

@@ -51,6 +51,13 @@ t.test('one access line per request, when its answer is sent, rejections include
   t.notMatch(raw.join(''), /authorization/i, 'no Authorization header')
 })
 
+t.test('a credential in the query is logged without its value; the rest of the URL as asked', async (t) => {
+  const { lines, raw, send } = await logged(t)
+  await send('/nowhere?access_token=query-token-1&api_key=query-key-2&author=Ann&authToken=query-token-3', { headers: { 'x-request-id': 'queried' } })
+  t.equal(lines.find((line) => line.reqId === 'queried')?.url, '/nowhere?access_token=[Redacted]&api_key=[Redacted]&author=Ann&authToken=[Redacted]')
+  t.notMatch(raw.join(''), /query-(token|key)-/, 'no credential in the log')
+})
+
 t.test('above info, no access lines', async (t) => {
   const { lines, send } = await logged(t, { LOG_LEVEL: 'warn' })
   await send('/plants', post('{"id":1,"name":"Fern"}'))

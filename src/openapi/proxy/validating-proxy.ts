@@ -6,7 +6,8 @@ import type { CheckName, Violation } from '../verify/checks.ts'
 import type { Report } from '../verify/report.ts'
 import { exchangeJudge } from './judge.ts'
 import { proxyServer } from './proxy.ts'
-import { apiKeyNames, replayOf } from './replay.ts'
+import { apiKeyNames } from '../requests/security.ts'
+import { replayOf } from './replay.ts'
 import { Traffic } from './traffic.ts'
 
 // The proxy's parts put together: forwarding (proxy.ts), each exchange judged (judge.ts) once it

@@ -54,6 +54,15 @@ function runAll (hooks: Bound[], request: FastifyRequest, reply: FastifyReply, d
   hooks[i].hook.call(request.server, request, reply, (error?: Error) => error === undefined ? runAll(hooks, request, reply, done, i + 1) : done(error))
 }
 
+/** The names of the document's API keys: in headers (lowercase) and in the query. */
+export function apiKeyNames (document: OpenApiDocument): { headers: string[], query: string[] } {
+  const schemes = Object.values<any>(document.components?.securitySchemes ?? {}).filter((s) => s?.type === 'apiKey')
+  return {
+    headers: schemes.filter((s) => s.in === 'header').map((s) => String(s.name).toLowerCase()),
+    query: schemes.filter((s) => s.in === 'query').map((s) => String(s.name))
+  }
+}
+
 /** What an operation's requirements name that the document does not define, as a refusal says it; undefined when every scheme they name is defined. */
 export function undefinedSchemeOf (route: RouteSpec, document: OpenApiDocument): string | undefined {
   const schemes: Record<string, SecurityScheme> = document.components?.securitySchemes ?? {}
