@@ -290,3 +290,22 @@ t.test('credentials the document does not name, in a header or the query, are ke
   for (const variable of ['"$AUTHORIZATION"', '"$ACCESS_TOKEN"', '"$API_KEY"', '"$X_API_KEY"', '"$X_AUTH_TOKEN"']) t.ok(curl.includes(variable), `${variable} in its place: ${curl}`)
   t.ok(curl.includes('author=Ann') && curl.includes('x-request-id: req-5'), 'and what holds no credential as it was sent')
 })
+
+t.test('a client that speaks to the proxy as to the document\'s server sends its paths under the server\'s base path: judged as the document\'s paths', async (t) => {
+  // The service as it is deployed: under /v1, answering a pet with a name of the wrong type.
+  const upstream = createServer((req, res) => {
+    const found = /^\/v1\/pets\/(\d+)$/.exec(req.url ?? '')
+    res.writeHead(found === null ? 404 : 200, { 'content-type': 'application/json', 'x-rate-limit': '10' }).end(JSON.stringify(found === null ? { message: 'no such pet' } : { id: Number(found[1]), name: 5 }))
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const document = { ...PETS, servers: [{ url: 'https://{host}/{version}', variables: { host: { default: 'pets.example' }, version: { default: 'v1' } } }] }
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+  t.equal((await send(proxy.url, 'GET', '/v1/pets/1', auth)).status, 200, 'sent on as it came')
+  // As a client whose HTTP proxy it is: the request in absolute form.
+  t.equal((await send(proxy.url, 'GET', 'http://pets.example/v1/pets/abc', auth)).status, 404)
+  await send(proxy.url, 'GET', '/v1/owners/1', auth)
+  const report = await proxy.report('pets.json')
+  t.same(report.operations.map((o) => [o.operationId, o.requests, o.violations.map((v) => v.check).sort()]), [['getPet', 2, ['request_conformance', 'response_schema_conformance']]], 'both judged as GET /pets/{id}: the answer\'s name of the wrong type, and the client\'s id that is no integer')
+  t.same(report.coverage?.outside, [{ request: 'GET /v1/owners/1', count: 1 }], 'a path the document does not have, as it was sent')
+})

@@ -88,12 +88,14 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
   })
   // Each operation's judge, made when first needed; keyed by its pointer, the one of its answers alone.
   const judges = new Map<RouteSpec | string, Judge>()
+  const underBase = documentPath(document)
 
   return {
     routes,
     refused,
     errorWriter,
-    async judge ({ method, url, headers, body, cutOff, answer }, failure) {
+    async judge ({ method, url: asSent, headers, body, cutOff, answer }, failure) {
+      const url = underBase(asSent)
       const notes: string[] = []
       // Without its body (past the judged size, or cut off), the request is routed without it, and its answer judged but for what depends on the request's being valid.
       const whole = body !== undefined
@@ -124,6 +126,34 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     if (answer.body === undefined) notes.push(`an answer of over ${http.bodyLimit} bytes: its body passed on unjudged`)
     else if (typeof decoded === 'string') notes.push(decoded)
     return judgeOf({ source: 'traffic', fault }, { status: answer.status, headers: flat(answer.headers), body: typeof decoded === 'string' ? undefined : decoded })
+  }
+}
+
+/**
+ * A request's target as the document's paths read it: a client that speaks to the proxy as to
+ * one of the document's servers (`https://api.example.com/v1`: as its HTTP proxy, or with the
+ * proxy in that server's place) sends its paths under that server's base path (`/v1/pets/1`),
+ * which the document's paths leave out. A base path that some path of the document begins with
+ * is taken as part of it.
+ */
+function documentPath (document: OpenApiDocument): (target: string) => string {
+  const paths = Object.keys(document.paths ?? {})
+  const servers: Array<{ url?: unknown, variables?: Record<string, { default?: unknown }> }> = Array.isArray(document.servers) ? document.servers : []
+  const bases = [...new Set(servers.flatMap((server): string[] => {
+    // Each variable at its default, as the document's clients first see it.
+    const url = String(server.url ?? '').replace(/\{([^}]*)\}/g, (_whole, name: string) => String(server.variables?.[name]?.default ?? ''))
+    try {
+      return [new URL(url, 'http://server').pathname.replace(/\/+$/, '')]
+    } catch {
+      return []
+    }
+  }))].filter((base) => base !== '' && !paths.some((path) => path === base || path.startsWith(`${base}/`)))
+    .sort((a, b) => b.length - a.length)
+  return (target) => {
+    const base = bases.find((base) => target.startsWith(base) && /^([/?]|$)/.test(target.slice(base.length)))
+    if (base === undefined) return target
+    const rest = target.slice(base.length)
+    return rest.startsWith('/') ? rest : `/${rest}`
   }
 }
 
