@@ -25,6 +25,7 @@ t.test('a service that keeps its word: every operation verified, nothing found',
   const { verification, report } = await verified(t)
   t.same(report.operations.map((o) => `${o.method} ${o.path}`), ['GET /pets', 'POST /pets', 'GET /pets/{id}'])
   t.same(report.operations.flatMap((o) => o.violations), [], 'no violation')
+  t.equal(report.warnings, undefined, 'and no warning')
   for (const operation of verification.operations) {
     const kinds = new Set(operation.sent.map((s) => s.fault ?? s.source))
     t.ok(kinds.has('sample') && kinds.has('generated') && kinds.has('no credentials'), `${operation.method} ${operation.path}: a sample, generated values and a request without credentials (${[...kinds].join(', ')})`)
@@ -131,6 +132,19 @@ t.test('bounded: a 429 is waited out and sent again; --only-safe, the bound on r
   t.equal(bounded.requests.length, 5, 'no more requests than the bound')
   t.match(bounded.verification.stopped, 'the bound of 5 requests')
   t.match(bounded.report.operations.at(-1)!.notes, ['not verified: the run reached the bound of 5 requests'])
+})
+
+t.test('every answer 404: a warning that the base URL may not be where the document\'s paths begin', async (t) => {
+  const server = createServer((_req, res) => { res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"no such path"}') })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  const http = httpTransport(url, { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  const verification = await verify({ ...structuredClone(PETS), servers: [{ url: 'https://pets.example/v1' }] }, http.send, { seed: 42, credentials: { bearer: TOKEN } })
+  const report = reportOf(verification, 'pets.yaml', url)
+  t.same(report.warnings, [`every answer was 404 (all ${verification.operations.reduce((n, o) => n + o.sent.length, 0)}): the document's paths may not begin at the base URL given (its servers: https://pets.example/v1)`])
+  t.match(summaryOf(report), /\nWarning: every answer was 404 \(all \d+\): .*\(its servers: https:\/\/pets\.example\/v1\)\.\n/, 'in the summary too')
 })
 
 t.test('only to the base URL: a path that would leave it is not sent, a redirect is not followed', async (t) => {

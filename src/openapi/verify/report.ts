@@ -37,6 +37,8 @@ export interface Report {
   operations: ReportedOperation[]
   /** Operations of the document no request can reach, with why. */
   leftOut: Array<{ operation: string, problem: string }>
+  /** What the answers say of the run itself (every one 404: a base URL the document's paths may not begin at). */
+  warnings?: string[]
 }
 
 export function reportOf (verification: Verification, document: string, baseUrl: string): Report {
@@ -63,7 +65,8 @@ export function reportOf (verification: Verification, document: string, baseUrl:
       })),
       notes: o.notes
     })),
-    leftOut: verification.refused.map(({ operation, problem }) => ({ operation, problem }))
+    leftOut: verification.refused.map(({ operation, problem }) => ({ operation, problem })),
+    ...(verification.warnings.length > 0 && { warnings: verification.warnings })
   }
 }
 
@@ -101,6 +104,7 @@ export function summaryOf (report: Report): string {
   if (partial.length > 0) lines.push(`${plural(partial.length, 'operation')} verified in part (see the notes in --report).`)
   if (report.leftOut.length > 0) lines.push(`${plural(report.leftOut.length, 'operation')} of the document left out: no request can reach ${report.leftOut.length === 1 ? 'it' : 'them'} (${report.leftOut.map((l) => l.operation).join(', ')}).`)
   if (report.stopped !== undefined) lines.push(`Stopped at ${report.stopped}: what was not sent is not verified.`)
+  for (const warning of report.warnings ?? []) lines.push(`Warning: ${warning}.`)
   if (report.seed !== undefined) lines.push(`Seed ${report.seed}: --seed ${report.seed} sends the same requests again.`)
   return lines.join('\n')
 }

@@ -82,6 +82,8 @@ export interface Verification {
   stopped?: string
   /** The resources followed in sequences, and the requests their chains sent (shrinking too). */
   chains: { resources: number, requests: number }
+  /** What the answers say of the run itself, not of an operation: a base URL the document's paths may not begin at. */
+  warnings: string[]
 }
 
 // Operations whose requests change nothing: what --only-safe sends.
@@ -316,7 +318,18 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
       violations++
     }
   }
-  return { seed: settings.seed, operations: results, refused, requests, durationMs: Date.now() - started, ...(stopped !== undefined && { stopped }), chains }
+  return { seed: settings.seed, operations: results, refused, requests, durationMs: Date.now() - started, ...(stopped !== undefined && { stopped }), chains, warnings: baseUrlWarnings(doc, results) }
+}
+
+/**
+ * Every answer 404: the base URL given is most likely not where the document's paths begin (a
+ * base path left out, or one too many), and then nothing was verified; Schemathesis warns alike.
+ */
+function baseUrlWarnings (doc: OpenApiDocument, results: OperationResult[]): string[] {
+  const statuses = results.flatMap((result) => result.sent.flatMap((sent) => sent.status ?? []))
+  if (statuses.length === 0 || statuses.some((status) => status !== 404)) return []
+  const servers = (Array.isArray(doc.servers) ? doc.servers : []).map((server) => server?.url).filter((url): url is string => typeof url === 'string')
+  return [`every answer was 404 (all ${statuses.length}): the document's paths may not begin at the base URL given${servers.length === 0 ? '' : ` (its servers: ${servers.join(', ')})`}`]
 }
 
 /** A 429's Retry-After, in milliseconds: seconds, or an HTTP date. */
