@@ -6,10 +6,11 @@
 
 const CREDENTIAL_WORDS: ReadonlySet<string> = new Set(['token', 'key', 'apikey', 'secret', 'password', 'passwd', 'session', 'sessionid', 'auth', 'credential', 'credentials', 'signature', 'sig', 'jwt', 'csrf', 'xsrf'])
 
+/** A name's words, lowercase: `x-api-key`, `X_API_KEY` and `xApiKey` alike as x, api, key. */
+export const wordsOf = (name: string): string[] => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((word) => word !== '')
+
 /** Whether a header's or a query parameter's name says it holds a credential: `x-api-key`, `access_token`, `authToken`, not `author`. */
-export function namesCredential (name: string): boolean {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).some((word) => CREDENTIAL_WORDS.has(word))
-}
+export const namesCredential = (name: string): boolean => wordsOf(name).some((word) => CREDENTIAL_WORDS.has(word))
 
 /** A query parameter's name as the URL spells it, decoded; as spelled where it does not decode. */
 export function decodedName (spelled: string): string {

@@ -88,14 +88,14 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
   })
   // Each operation's judge, made when first needed; keyed by its pointer, the one of its answers alone.
   const judges = new Map<RouteSpec | string, Judge>()
-  const underBase = documentPath(document)
+  const toDocument = documentTarget(document)
 
   return {
     routes,
     refused,
     errorWriter,
     async judge ({ method, url: asSent, headers, body, cutOff, answer }, failure) {
-      const url = underBase(asSent)
+      const url = toDocument(asSent)
       const notes: string[] = []
       // Without its body (past the judged size, or cut off), the request is routed without it, and its answer judged but for what depends on the request's being valid.
       const whole = body !== undefined
@@ -136,7 +136,7 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
  * which the document's paths leave out. A base path that some path of the document begins with
  * is taken as part of it.
  */
-function documentPath (document: OpenApiDocument): (target: string) => string {
+function documentTarget (document: OpenApiDocument): (target: string) => string {
   const paths = Object.keys(document.paths ?? {})
   const servers: Array<{ url?: unknown, variables?: Record<string, { default?: unknown }> }> = Array.isArray(document.servers) ? document.servers : []
   const bases = [...new Set(servers.flatMap((server): string[] => {

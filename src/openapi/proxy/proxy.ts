@@ -10,10 +10,10 @@ import type { Exchange } from './judge.ts'
 // kept-alive connections of undici, Node's own HTTP client (a third less CPU a request here than
 // node:http's client), at its dispatch level. Only what belongs to one connection and not to the
 // message (RFC 9110 §7.6.1: Connection and the headers it names, Keep-Alive, Transfer-Encoding,
-// TE, Upgrade) is the proxy's own, and Host names the upstream. A copy of each body, up to `judgedBytes`, is kept for the judge, which
-// is told of the exchange once both bodies have passed: judging never holds up the answer. An
-// upstream that cannot be reached, or sends no answer within `timeoutMs`, is answered 502 or 504
-// in the document's error shape.
+// TE, Upgrade) is the proxy's own, and Host names the upstream. A copy of each body, up to
+// `judgedBytes`, is kept for the judge, which is told of the exchange once both bodies have
+// passed: judging never holds up the answer. An upstream that cannot be reached, or sends no
+// answer within `timeoutMs`, is answered 502 or 504 in the document's error shape.
 
 const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade'])
 // Of a request's, also Host (the upstream's is sent), Expect (the proxy has read on: 100-continue

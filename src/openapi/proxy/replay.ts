@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { decodedName, namesCredential } from '../../http/credential-names.ts'
+import { decodedName, namesCredential, wordsOf } from '../../http/credential-names.ts'
 import type { apiKeyNames } from '../requests/security.ts'
 import type { Secret } from '../verify/credentials.ts'
 import { curlOf } from '../verify/curl.ts'
@@ -15,7 +15,7 @@ import { SENDERS_OWN } from './proxy.ts'
 const WHOLE = { authorization: 'AUTHORIZATION', 'proxy-authorization': 'PROXY_AUTHORIZATION', cookie: 'COOKIE' } as Record<string, string>
 
 /** A name as a shell variable's: `x-api-key` and `apiKey` as X_API_KEY and API_KEY. */
-const variableOf = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'CREDENTIAL'
+const variableOf = (name: string): string => wordsOf(name).join('_').toUpperCase() || 'CREDENTIAL'
 
 export function replayOf (upstream: string, keys: ReturnType<typeof apiKeyNames>, { method, url, headers, body }: { method: string, url: string, headers: IncomingHttpHeaders, body?: Buffer }): string {
   const secrets: Secret[] = []
