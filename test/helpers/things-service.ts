@@ -4,9 +4,10 @@ import { answer, serveText } from './hand-served.ts'
 
 // A service written by hand on node:http, nothing of the engine in it, whose document (THINGS)
 // declares no links: things created, read, patched, replaced and deleted, books and labels on
-// shelves (a book refused with 404 on a shelf that is not there, a label with 422), and loans and
-// reviews, whose bodies name their shelf (refused with 422 too). Kept to its word unless told to break it
-// in one way between requests (a SequenceFault): the verifier's sequences must name each.
+// shelves (a book refused with 404 on a shelf that is not there, a label with 422), loans and
+// reviews, whose bodies name their shelf (refused with 422 too), and gadgets, put under a key the
+// client chooses (PUT /gadgets/{sku}). Kept to its word unless told to break it in one way between
+// requests (a SequenceFault, a GadgetFault): the verifier's sequences must name each.
 
 const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false }
 const write = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 20 }, colour: { type: 'string', enum: ['red', 'green', 'blue'] } }, additionalProperties: false }
@@ -16,6 +17,8 @@ const shelf = { type: 'object', required: ['id', 'room'], properties: { id: { ty
 const label = { type: 'object', required: ['shelfId', 'text'], properties: { shelfId: { type: 'integer' }, text: { type: 'string' } } }
 const review = { type: 'object', required: ['id', 'shelfId', 'stars'], properties: { id: { type: 'integer', minimum: 1, readOnly: true }, shelfId: { type: 'integer', minimum: 1, example: 987654 }, stars: { type: 'integer', minimum: 1, maximum: 5 } } }
 const loan = { type: 'object', required: ['shelfId', 'reader'], properties: { shelfId: { type: 'integer' }, reader: { type: 'string' } } }
+const SKU = '^[A-Z]{3}-[0-9]{3}$'
+const gadget = { type: 'object', required: ['sku', 'label'], properties: { sku: { type: 'string', pattern: SKU, readOnly: true }, label: { type: 'string', minLength: 1, maxLength: 20 } } }
 const error = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } }
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } })
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'integer', minimum: 1 } })
@@ -45,7 +48,14 @@ export const THINGS = {
     // A resource of its own whose create names a shelf in its body.
     '/reviews': { post: { operationId: 'reviewShelf', requestBody: { required: true, ...json({ type: 'object', required: ['shelfId', 'stars'], properties: { shelfId: review.properties.shelfId, stars: review.properties.stars } }) }, responses: { 201: { description: 'reviewed', ...json(review) }, 400: bad, 415: unsupported, 422: { description: 'no such shelf', ...json(error) } } } },
     '/reviews/{reviewId}': { get: { operationId: 'getReview', parameters: [id('reviewId')], responses: { 200: { description: 'the review', ...json(review) }, 400: bad, 404: notFound } } },
-    '/shelves/{shelfId}/books/{bookId}': { get: { operationId: 'getBook', parameters: [id('shelfId'), id('bookId')], responses: { 200: { description: 'the book', ...json(book) }, 400: bad, 404: notFound } } }
+    '/shelves/{shelfId}/books/{bookId}': { get: { operationId: 'getBook', parameters: [id('shelfId'), id('bookId')], responses: { 200: { description: 'the book', ...json(book) }, 400: bad, 404: notFound } } },
+    // Made by a PUT under the key the client chooses: no POST makes them.
+    '/gadgets/{sku}': {
+      parameters: [{ name: 'sku', in: 'path', required: true, schema: { type: 'string', pattern: SKU } }],
+      get: { operationId: 'getGadget', responses: { 200: { description: 'the gadget', ...json(gadget) }, 400: bad, 404: notFound } },
+      put: { operationId: 'putGadget', requestBody: { required: true, ...json({ type: 'object', required: ['label'], properties: { label: gadget.properties.label }, additionalProperties: false }) }, responses: { 200: { description: 'replaced', ...json(gadget) }, 201: { description: 'made', ...json(gadget) }, 400: bad, 415: unsupported } },
+      delete: { operationId: 'deleteGadget', responses: { 204: { description: 'deleted' }, 400: bad, 404: notFound } }
+    }
   }
 }
 
@@ -58,8 +68,14 @@ export const SEQUENCE_FAULTS = {
   'a PUT answered 201 that keeps nothing': { check: 'read_after_write', steps: ['create', 'replace', 'read'] }
 } as const
 export type SequenceFault = keyof typeof SEQUENCE_FAULTS
+/** The same of gadgets, made by a PUT. */
+export const GADGET_FAULTS = {
+  'a gadget put and not kept': { check: 'ensure_resource_availability', steps: ['create', 'read'] },
+  'a deleted gadget still read': { check: 'use_after_free', steps: ['create', 'delete', 'read'] }
+} as const
+export type GadgetFault = keyof typeof GADGET_FAULTS
 /** Or a fault of one request, seen only once what it names was made first. */
-export type ThingsFault = SequenceFault | 'a label refused on a shelf that is there' | 'a loan refused from a shelf that is there'
+export type ThingsFault = SequenceFault | GadgetFault | 'a label refused on a shelf that is there' | 'a loan refused from a shelf that is there'
 
 const valid = (body: any, whole: boolean): boolean => body !== null && typeof body === 'object' && !Array.isArray(body) &&
   Object.keys(body).every((k) => k === 'name' || k === 'colour') && (whole ? typeof body.name === 'string' : Object.keys(body).length > 0) &&
@@ -72,6 +88,7 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
   const things = new Map<string, { id: number, name: string, colour?: string }>()
   const shelves = new Map<string, { id: number, room: string, books: Map<string, { id: number, title: string }> }>()
   const reviews = new Map<string, { id: number, shelfId: number, stars: number }>()
+  const gadgets = new Map<string, { sku: string, label: string }>()
   let next = 1
   const handle = (req: IncomingMessage, res: ServerResponse, text: string): void => {
     const url = new URL(req.url!, 'http://things')
@@ -127,6 +144,23 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
       }
       const there = reviews.get(number(parts[1]) ?? '')
       if (parts.length === 2 && req.method === 'GET') return there === undefined ? answer(res, 404, { message: 'no such review' }) : answer(res, 200, there)
+    }
+    if (parts[0] === 'gadgets' && parts.length === 2) {
+      const sku = decodeURIComponent(parts[1])
+      if (!new RegExp(SKU).test(sku)) return answer(res, 400, { message: 'a sku is three capitals, a dash and three digits' })
+      const there = gadgets.get(sku)
+      if (req.method === 'GET') return there === undefined ? answer(res, 404, { message: 'no such gadget' }) : answer(res, 200, there)
+      if (req.method === 'PUT') {
+        if (typeof body?.label !== 'string' || body.label === '' || body.label.length > 20 || Object.keys(body).length !== 1) return answer(res, 400, { message: 'a label of 1 to 20 characters' })
+        const made = { sku, label: body.label }
+        if (fault !== 'a gadget put and not kept') gadgets.set(sku, made)
+        return answer(res, there === undefined ? 201 : 200, made)
+      }
+      if (req.method === 'DELETE') {
+        if (there === undefined) return answer(res, 404, { message: 'no such gadget' })
+        if (fault !== 'a deleted gadget still read') gadgets.delete(sku)
+        return answer(res, 204)
+      }
     }
     if (parts[0] === 'loans' && parts.length === 1 && req.method === 'POST') {
       if (!Number.isInteger(body?.shelfId) || body.shelfId < 1 || typeof body?.reader !== 'string' || body.reader === '') return answer(res, 400, { message: 'a shelfId and a reader' })

@@ -6,7 +6,7 @@ import { junitOf } from '../../src/openapi/verify/junit.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
-import { SEQUENCE_FAULTS, startThings, THINGS, type SequenceFault, type ThingsFault } from '../helpers/things-service.ts'
+import { GADGET_FAULTS, SEQUENCE_FAULTS, startThings, THINGS, type GadgetFault, type SequenceFault, type ThingsFault } from '../helpers/things-service.ts'
 
 // The verifier's sequences (openapi/verify/sequences.ts) against a service written by hand whose
 // document declares no links (test/helpers/things-service.ts), over real HTTP: kept to its word,
@@ -25,7 +25,7 @@ async function verified (t: Test, fault?: ThingsFault) {
 t.test('a service that keeps its word between requests: every chain followed, nothing found', async (t) => {
   const { verification, report } = await verified(t)
   t.same(report.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'no violation')
-  t.equal(verification.chains.resources, 4, 'things, shelves, books and reviews followed')
+  t.equal(verification.chains.resources, 5, 'things, shelves, books, reviews and gadgets followed')
   t.ok(verification.chains.requests >= 9 + 2 + 4, `${verification.chains.requests} requests in chains`)
   t.same(report.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence'))), [], 'each chain to its end: the book on a shelf made first, and the review of a shelf made first (its body names it)')
 })
@@ -65,7 +65,7 @@ t.test('the project\'s own stateful mock of the same document: nothing found eit
   t.teardown(() => app.close())
   const verification = await verify(document, injectTransport(app), { seed: 7 })
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [])
-  t.equal(verification.chains.resources, 4)
+  t.equal(verification.chains.resources, 5)
 })
 
 for (const [fault, { check, steps }] of Object.entries(SEQUENCE_FAULTS) as Array<[SequenceFault, typeof SEQUENCE_FAULTS[SequenceFault]]>) {
@@ -81,5 +81,16 @@ for (const [fault, { check, steps }] of Object.entries(SEQUENCE_FAULTS) as Array
     t.match(summary, /1\. create: POST \/things → 201/, 'the steps in the terminal')
     t.match(junitOf(report), /1\. create: POST \/things → 201/, 'and in JUnit')
     t.same(found.filter((v) => v.check !== check).map((v) => v.check), [], 'nothing else')
+  })
+}
+
+for (const [fault, { check, steps }] of Object.entries(GADGET_FAULTS) as Array<[GadgetFault, typeof GADGET_FAULTS[GadgetFault]]>) {
+  t.test(`${fault}: a resource a PUT makes under the key the client chooses is followed too, found by ${check}, shrunk to ${steps.join(', ')}`, async (t) => {
+    const { report } = await verified(t, fault)
+    const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
+    t.same(found.map((v) => `${v.operation} ${v.check}`), [`${check === 'use_after_free' ? 'DELETE' : 'PUT'} /gadgets/{sku} ${check}`], `${check} names it once, and nothing else: ${JSON.stringify(found.map((v) => v.detail))}`)
+    t.same(found[0]?.steps?.map((s) => s.step), steps, 'the shortest sequence that fails')
+    t.match(found[0]?.steps?.[0]?.request, /^PUT \/gadgets\/[A-Z]{3}-\d{3}$/, 'made by a PUT under a key of the document\'s pattern')
+    t.ok(found[0]?.steps?.slice(1).every((s) => s.request.endsWith(found[0].steps![0].request.split('/').at(-1)!)), 'and every later step under that key')
   })
 }

@@ -13,8 +13,10 @@ import type { HttpRequest } from './spelling.ts'
 // Conversations with a service, where most of an API's defects live: for each resource the
 // document describes (routes/resources.ts, the mock's own inference), a chain of requests (create,
 // read, patch, read, replace, read, delete, read, and a second create) with the key carried from
-// the create's answer (its body, else Location), and each parent made first where the document
-// shows how. Judged by checks of their own, each firing only on what the document promises:
+// the create's answer (its body, else Location); a resource a PUT makes under the key in its path
+// starts with that PUT, under a key of the document's (its sample). Each parent is made first
+// where the document shows how. Judged by checks of their own, each firing only on what the
+// document promises:
 // ensure_resource_availability (a created resource cannot be read), use_after_free (a deleted one
 // still can, where the read declares a 404), read_after_write (a read does not answer what a
 // create, change or replace wrote, where the read's schema takes the value as written) and
@@ -62,10 +64,16 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
   }).map(([name, value]) => `${name}: written ${JSON.stringify(value)?.slice(0, 60)}, read ${JSON.stringify((read as any)?.[name])?.slice(0, 60)}`)
 }
 
-/** The chain of steps a resource can take, in order: what its operations allow. */
+/**
+ * What makes a resource's items: its create (POST /orders); else its replace, which makes an item
+ * under the key the client puts in its path (PUT /gadgets/{sku}), as the mock's does.
+ */
+export const creatorOf = (resource: Resource): RouteSpec | undefined => resource.operations.create ?? resource.operations.replace
+
+/** The chain of steps a resource can take, in order: what its operations allow. A second create only where the server chooses the key. */
 export function chainOf (resource: Resource): ChainStep[] {
   const { operations: has } = resource
-  const steps: ChainStep[] = ['create', 'create again', 'read']
+  const steps: ChainStep[] = has.create !== undefined ? ['create', 'create again', 'read'] : ['create', 'read']
   if (has.patch !== undefined) steps.push('patch', 'read')
   if (has.replace !== undefined) steps.push('replace', 'read')
   if (has.delete !== undefined) steps.push('delete', 'read')
@@ -202,14 +210,15 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (first === undefined) return undefined
     const { path, sent } = first
     if (first.note !== undefined) return { note: `its parent, ${first.note}`, sent, steps }
-    const keys = await keysFirst(resource.operations.create!, depth)
+    const creator = creatorOf(resource)!
+    const keys = await keysFirst(creator, depth)
     if (keys === undefined) return undefined
     sent.push(...keys.sent)
     let key: unknown
     let written: { body: unknown, by: RouteSpec } | undefined
     let deleted = false
     for (const [index, step] of steps.entries()) {
-      const route = step === 'create again' ? resource.operations.create! : resource.operations[step]!
+      const route = step === 'create' || step === 'create again' ? creator : resource.operations[step]!
       const made = requestOf(route, step === 'create' || step === 'create again' ? path : { ...path, [resource.parameter]: key }, step !== 'read' && step !== 'delete', step === 'create again' ? undefined : written?.body, keys.named)
       const upTo = steps.slice(0, index + 1)
       if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, sent, steps: upTo }
@@ -225,7 +234,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, sent, key, steps: upTo } : undefined
       if (step === 'create' || step === 'create again') {
         if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
-        const given = keyOf(resource, route, answer, made)
+        // Made by its replace: under the key the request's path gave it.
+        const given = route === resource.operations.create ? keyOf(resource, route, answer, made) : made.values.parameters[planOf(route).parameters.findIndex((p) => p.in === 'path' && p.name === resource.parameter)]
         if (given === undefined) return stop('the create\'s answer carries no key (no item in its body, no Location)')
         if (step === 'create') {
           key = given
@@ -244,7 +254,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
           if (found !== undefined) return found
           continue
         }
-        if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, resource.operations.create ?? route) ?? stop(`read: answered ${answer.status}`)
+        if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, creator) ?? stop(`read: answered ${answer.status}`)
         if (!ok(answer)) return stop(`read: answered ${answer.status}`)
         const differs = unwritten(doc, validators, readSchema(resource), resource.property, written?.body, itemOf(resource, answer))
         const found = differs.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} wrote what the read does not answer: ${differs.join('; ')}`, written!.by) : undefined

@@ -8,7 +8,7 @@ import { CHECKS, judge, type Answer, type CheckName, type Judge, type LinkedFrom
 import type { GivenCredentials } from './credentials.ts'
 import { DEFAULTS } from './defaults.ts'
 import { linkedValues, linksOf } from './links.ts'
-import { chainOf, sequences, type SentStep } from './sequences.ts'
+import { chainOf, creatorOf, sequences, type SentStep } from './sequences.ts'
 import type { HttpRequest } from './spelling.ts'
 import { inferResources } from '../routes/resources.ts'
 
@@ -263,7 +263,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   // Each resource in a chain of requests, one after another, within the same bounds; its violations the operation's that did wrong.
   const chains = { resources: 0, requests: 0 }
   const resultOf = new Map(chosen.map((route, i) => [route, results[i]]))
-  const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => r.operations.create !== undefined && r.operations.read !== undefined)
+  const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => creatorOf(r) !== undefined && r.operations.read !== undefined)
   let owner: OperationResult | undefined
   const chained = sequences(doc, validators, followed, (route) => targetOf(route).plan, async (request) => {
     chains.requests++
@@ -271,8 +271,8 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   }, checks, settings.seed)
   for (const resource of followed) {
     if (!budgetLeft()) break
-    // Its requests counted as its create's.
-    owner = resultOf.get(resource.operations.create!)!
+    // Its requests counted as its create's (a PUT's, where that makes its items).
+    owner = resultOf.get(creatorOf(resource)!)!
     const ran = await chained.run(resource, chainOf(resource))
     if (ran === undefined) break
     chains.resources++
@@ -290,7 +290,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   // first. Its valid requests refused as bad data (positive_data_acceptance) named keys nothing
   // made: accepted now, they were the verifier's fault, not the service's, and are withdrawn, with
   // a note; refused still, the refusal is reported with the requests that made what it names.
-  const creates = new Set(followed.map((resource) => resource.operations.create))
+  const creates = new Set(followed.map(creatorOf))
   const inChains = new Set(followed.flatMap((resource) => Object.values(resource.operations)))
   for (const route of chosen) {
     if ((inChains.has(route) && !creates.has(route)) || !chained.refersTo(route)) continue
