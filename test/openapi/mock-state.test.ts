@@ -318,3 +318,22 @@ t.test('a create that takes no body makes an item of the server\'s values alone'
   t.not(first.token, second.token, `two keys (${first.token}, ${second.token})`)
   t.same((await app.inject({ url: `/tokens/${second.token}` })).json(), second, 'read back')
 })
+
+t.test('a PUT that takes no body makes an item under its path\'s key, of the server\'s values alone', async (t) => {
+  const document = structuredClone(shop) as any
+  // A bookmark, as BritBox's description has them: PUT and GET of the item path, nothing in the body.
+  const itemId = { name: 'itemId', in: 'path', required: true, schema: { type: 'string' } }
+  document.paths['/bookmarks/{itemId}'] = {
+    put: { parameters: [itemId], responses: { 200: { description: 'kept', content: { 'application/json': { schema: { $ref: '#/components/schemas/Bookmark' } } } } } },
+    get: { parameters: [itemId], responses: { 200: { description: 'a bookmark', content: { 'application/json': { schema: { $ref: '#/components/schemas/Bookmark' } } } }, 404: { description: 'none' } } }
+  }
+  document.components.schemas.Bookmark = { type: 'object', required: ['itemId'], properties: { itemId: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ url: '/bookmarks/film-7' })).statusCode, 404, 'not there before')
+  const kept = await app.inject({ method: 'PUT', url: '/bookmarks/film-7' })
+  t.equal(kept.statusCode, 200)
+  t.equal(kept.json().itemId, 'film-7', 'the key the path gave')
+  t.same((await app.inject({ url: '/bookmarks/film-7' })).json(), kept.json(), 'read back')
+  t.equal((await app.inject({ url: '/bookmarks/film-8' })).statusCode, 404, 'and no other')
+})

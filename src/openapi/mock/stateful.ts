@@ -233,7 +233,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (!tools.validatorOf(media)(body)) return undefined
       return { status: statusOf(response), body: JSON.stringify(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
     },
-    replace (route, resource, { body, params, headers }) {
+    replace (route, resource, { body: sent, params, headers }) {
+      // One that takes no body (PUT /bookmarks/{itemId}) makes an item of the server's values alone, as a create does.
+      const body = route.body === undefined && sent === undefined ? {} : sent
       if (!isObject(body)) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
       const key = (params as Value)[resource.parameter]
