@@ -13,7 +13,7 @@ export const wordsOf = (name: string): string[] => name.replace(/([a-z0-9])([A-Z
 export const namesCredential = (name: string): boolean => wordsOf(name).some((word) => CREDENTIAL_WORDS.has(word))
 
 /** A query parameter's name as the URL spells it, decoded; as spelled where it does not decode. */
-export function decodedName (spelled: string): string {
+function decodedName (spelled: string): string {
   try {
     return decodeURIComponent(spelled.replace(/\+/g, ' '))
   } catch {
@@ -21,17 +21,22 @@ export function decodedName (spelled: string): string {
   }
 }
 
+/** A URL's query, pair by pair as spelled: each pair's name decoded, its value as the URL spells it (none where the pair has no `=`). */
+export function spelledQuery (url: string): Array<{ pair: string, name: string, value?: string }> {
+  const start = url.indexOf('?')
+  if (start === -1) return []
+  return url.slice(start + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=')
+    return equals === -1 ? { pair, name: decodedName(pair) } : { pair, name: decodedName(pair.slice(0, equals)), value: pair.slice(equals + 1) }
+  })
+}
+
 const REDACTED = '[Redacted]'
 
 /** The path and query with the value of each credential in the query (by its name, or among `names`) as [Redacted]. */
 export function withoutCredentials (url: string, names: ReadonlySet<string> = new Set()): string {
-  const start = url.indexOf('?')
-  if (start === -1) return url
-  const pairs = url.slice(start + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=')
-    if (equals === -1) return pair
-    const name = decodedName(pair.slice(0, equals))
-    return names.has(name) || namesCredential(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair
-  })
-  return `${url.slice(0, start)}?${pairs.join('&')}`
+  const pairs = spelledQuery(url)
+  if (pairs.length === 0) return url
+  return `${url.slice(0, url.indexOf('?'))}?${pairs.map(({ pair, name, value }) =>
+    value !== undefined && (names.has(name) || namesCredential(name)) ? `${pair.slice(0, pair.length - value.length)}${REDACTED}` : pair).join('&')}`
 }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { decodedName, namesCredential, wordsOf } from '../../http/credential-names.ts'
+import { namesCredential, spelledQuery, wordsOf } from '../../http/credential-names.ts'
 import type { apiKeyNames } from '../requests/security.ts'
 import type { Secret } from '../verify/credentials.ts'
 import { curlOf } from '../verify/curl.ts'
@@ -36,12 +36,10 @@ export function replayOf (upstream: string, keys: ReturnType<typeof apiKeyNames>
     else if (namesCredential(name)) secret(text, variableOf(name))
   }
   // A key in the query, as the URL spells it.
-  for (const pair of (url.split('?')[1] ?? '').split('&')) {
-    const [name, value = ''] = pair.split('=')
-    const decoded = decodedName(name)
-    const at = keys.query.indexOf(decoded)
+  for (const { name, value = '' } of spelledQuery(url)) {
+    const at = keys.query.indexOf(name)
     if (at >= 0) secret(value, `API_KEY_Q${at + 1}`)
-    else if (namesCredential(decoded)) secret(value, variableOf(decoded))
+    else if (namesCredential(name)) secret(value, variableOf(name))
   }
   // The longest first: a value within another is replaced in it.
   secrets.sort((a, b) => b.value.length - a.value.length)
