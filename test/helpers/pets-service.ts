@@ -65,8 +65,13 @@ export const FAULTS = {
   'a 5xx': 'not_a_server_error',
   'a required header missing': 'response_headers_conformance',
   'an invalid body accepted with 2xx': 'negative_data_rejection',
+  'a name past its maxLength accepted': 'negative_data_rejection',
+  'a limit past its maximum accepted': 'negative_data_rejection',
   'auth ignored': 'ignored_auth',
+  'any bearer token taken': 'ignored_auth',
   'a valid name refused past three characters': 'positive_data_acceptance',
+  'a name at its maxLength refused': 'positive_data_acceptance',
+  'a limit at its maximum refused': 'positive_data_acceptance',
   'an added pet not kept': 'ensure_resource_availability'
 } as const
 export type Fault = keyof typeof FAULTS
@@ -83,11 +88,13 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
       refusedForRate++
       return answer(res, 429, { message: 'slow down' }, { 'retry-after': '1' })
     }
-    if (fault !== 'auth ignored' && req.headers.authorization !== `Bearer ${TOKEN}`) return answer(res, 401, { message: 'no credentials' }, { 'www-authenticate': 'Bearer' })
+    const authorized = fault === 'any bearer token taken' ? /^Bearer \S+$/.test(req.headers.authorization ?? '') : req.headers.authorization === `Bearer ${TOKEN}`
+    if (fault !== 'auth ignored' && !authorized) return answer(res, 401, { message: 'no credentials' }, { 'www-authenticate': 'Bearer' })
     const url = new URL(req.url!, 'http://pets')
     if (url.pathname === '/pets' && req.method === 'GET') {
       const limit = url.searchParams.get('limit')
-      if (limit === null || !/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) return answer(res, 400, { message: 'limit must be 1 to 100' })
+      if (limit === null || !/^\d+$/.test(limit) || Number(limit) < 1 || (Number(limit) > 100 && fault !== 'a limit past its maximum accepted')) return answer(res, 400, { message: 'limit must be 1 to 100' })
+      if (fault === 'a limit at its maximum refused' && Number(limit) >= 100) return answer(res, 400, { message: 'limit must be 1 to 99' })
       if (fault === 'a 5xx') return answer(res, 500, { message: 'oops' })
       return answer(res, 200, [...stored.values()].slice(0, Number(limit)))
     }
@@ -99,9 +106,10 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
       } catch {
         return answer(res, 400, { message: 'not JSON' })
       }
-      const valid = body !== null && typeof body === 'object' && typeof body.name === 'string' && body.name.length >= 1 && body.name.length <= 40 && (body.tag === undefined || typeof body.tag === 'string')
+      const valid = body !== null && typeof body === 'object' && typeof body.name === 'string' && body.name.length >= 1 && (body.name.length <= 40 || fault === 'a name past its maxLength accepted') && (body.tag === undefined || typeof body.tag === 'string')
       if (!valid && fault !== 'an invalid body accepted with 2xx') return answer(res, 400, { message: 'name is required, tag is text' })
       if (fault === 'a valid name refused past three characters' && body.name.length > 3) return answer(res, 400, { message: 'names are short here' })
+      if (fault === 'a name at its maxLength refused' && body.name.length >= 40) return answer(res, 400, { message: 'names are under 40 characters' })
       const id = stored.size + 1
       const added = { id, name: body.name, ...(typeof body.tag === 'string' && { tag: body.tag }) }
       if (fault === 'an added pet not kept') return answer(res, 201, { ...added, id: id + 1000 })

@@ -30,8 +30,10 @@ t.test('a service that keeps its word: every operation verified, nothing found',
     const kinds = new Set(operation.sent.map((s) => s.fault ?? s.source))
     t.ok(kinds.has('sample') && kinds.has('generated') && kinds.has('no credentials'), `${operation.method} ${operation.path}: a sample, generated values and a request without credentials (${[...kinds].join(', ')})`)
   }
+  const atBounds = verification.operations.flatMap((o) => o.sent.filter((s) => s.source === 'bounds').map((s) => `${s.request.method} ${s.request.path}${s.request.body === undefined ? '' : ` ${String(s.request.body)}`}`))
+  t.same(atBounds.map((sent) => sent.replace(/x{40}/, 'x * 40')), ['GET /pets?limit=100', 'POST /pets {"name":"x","tag":"string","secret":"string"}', 'POST /pets {"name":"x * 40","tag":"string","secret":"string"}'], 'the sample at its lowest and its highest bounds, where it has any: a limit at its maximum (the sample\'s is its minimum), a name at its minLength and at its maxLength')
   const faults = new Set(verification.operations.flatMap((o) => o.sent.map((s) => s.fault)).filter(Boolean))
-  t.same([...faults].sort(), ['body property of the wrong type', 'body without a required property', 'no credentials', 'path parameter of the wrong type', 'required query parameter missing', 'undeclared media type'], 'each kind of invalid request the document allows')
+  t.same([...faults].sort(), ['body property of the wrong type', 'body property out of its bounds', 'body without a required property', 'no credentials', 'parameter out of its bounds', 'path parameter of the wrong type', 'required query parameter missing', 'undeclared media type', 'wrong credentials'], 'each kind of invalid request the document allows')
 })
 
 for (const [fault, check] of Object.entries(FAULTS) as Array<[Fault, string]>) {
@@ -45,6 +47,7 @@ for (const [fault, check] of Object.entries(FAULTS) as Array<[Fault, string]>) {
       t.notMatch(v.curl, TOKEN, 'without the token')
     }
     if (fault === 'auth ignored') t.notMatch(named[0].curl, /authorization/i, 'the request had no credentials')
+    else if (fault === 'any bearer token taken') t.match(named[0].curl, '-H \'authorization: Bearer verify-token\'', 'the request had a stand-in for the token')
     else t.match(named[0].curl, '-H \'authorization: Bearer \'"$VERIFY_BEARER"', 'the token as the variable that holds it')
   })
 }
@@ -212,4 +215,73 @@ t.test('a form or multipart body is called valid only as the engine reads it bac
   const stats = verification.operations.find((o) => o.path === '/stats')!
   t.ok(stats.sent.filter((s) => s.kind === 'valid' && s.source === 'generated').length > 10, 'generated bodies sent all the same, each with an id')
   t.notOk(verification.operations.find((o) => o.path === '/codes')!.sent.some((s) => s.kind === 'valid' && /form-urlencoded/.test(s.request.headers['content-type'] ?? '')), 'no list sent as a whole form')
+})
+
+t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the engine takes each one at its bounds and refuses each one past them', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  const { edgesOf } = await import('../../src/openapi/verify/bounds.ts')
+  const properties = {
+    size: { type: 'integer', minimum: 2, maximum: 40, multipleOf: 2 },
+    code: { type: 'string', minLength: 3, maxLength: 5 },
+    kind: { type: 'string', enum: ['a', 'b'] },
+    day: { type: 'string', format: 'date' },
+    tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3 },
+    ids: { type: 'array', items: { type: 'integer' }, uniqueItems: true }
+  }
+  const bounded = (version: string, exclusive: (bound: number) => object) => ({
+    openapi: version,
+    info: { title: 'Bounds', version: '1.0.0' },
+    paths: {
+      '/items': {
+        post: {
+          parameters: [{ name: 'page', in: 'query', schema: { type: 'integer', ...exclusive(10) } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['size'], properties } } } },
+          responses: { 201: { description: 'made' }, 400: { description: 'bad' } }
+        }
+      }
+    }
+  })
+  const exclusive30 = (bound: number) => ({ minimum: 0, exclusiveMinimum: true, maximum: bound, exclusiveMaximum: true })
+  const exclusive31 = (bound: number) => ({ exclusiveMinimum: 0, exclusiveMaximum: bound })
+  for (const [version, exclusive] of [['3.0.3', exclusive30], ['3.1.0', exclusive31]] as const) {
+    const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: bounded(version, exclusive) }, 'bounds.json')
+    const verification = await verify(document, injectTransport(app), { seed: 1, generated: 0 })
+    await app.close()
+    const sent = verification.operations[0].sent
+    t.same(verification.operations[0].violations, [], `${version}: nothing found against the mock`)
+    t.same(sent.filter((s) => s.source === 'bounds').map((s) => `${s.request.path} ${String(s.request.body)} ${s.status}`), [
+      '/items?page=1 {"size":2,"code":"xxx","kind":"a","day":"2019-08-24","tags":["string"],"ids":[0]} 201',
+      '/items?page=9 {"size":40,"code":"xxxxx","kind":"a","day":"2019-08-24","tags":["string","string","string"],"ids":[0]} 201'
+    ], `${version}: the lowest and the highest, exclusive bounds one step in, taken`)
+    t.same(sent.filter((s) => s.fault?.endsWith('out of its bounds') === true).map((s) => `${s.fault} ${s.status}`), ['body property out of its bounds 400', 'parameter out of its bounds 400'], `${version}: one of each, refused`)
+
+    // Each keyword's value past it, refused by the engine's own validator of the property (a 3.0 document is read upgraded, its exclusive bounds numbers).
+    const validators = createValidators(document)
+    const page = (document.paths['/items'] as any).post.parameters[0].schema
+    const breaking = [['page', page, 5], ...Object.entries((document.paths['/items'] as any).post.requestBody.content['application/json'].schema.properties)
+      .map(([name, schema]: [string, any]) => [name, schema, { size: 10, code: 'abcd', kind: 'a', day: '2026-11-29', tags: ['t'], ids: [1, 2] }[name]])] as Array<[string, object, unknown]>
+    const broken: string[] = []
+    for (const [name, schema, valid] of breaking) {
+      const validate = validators.request(schema)
+      for (const { value, breaks } of edgesOf(document, schema, valid).beyond) {
+        t.notOk(validate(value), `${version} ${name}: ${JSON.stringify(value)} refused (${breaks})`)
+        broken.push(`${name} ${breaks}`)
+      }
+    }
+    t.same(broken, ['page exclusiveMaximum', 'page exclusiveMinimum', 'size maximum', 'size minimum', 'size multipleOf', 'code maxLength', 'code minLength', 'kind enum', 'day format date', 'tags maxItems', 'tags minItems', 'ids uniqueItems'], `${version}: a value past each keyword`)
+  }
+})
+
+t.test('credentials that are not the ones given: each scheme\'s stand-in, the user\'s other headers kept; none where nothing of the user\'s would be left out', async (t) => {
+  const { wrongCredentialsFor } = await import('../../src/openapi/verify/credentials.ts')
+  const document = structuredClone(PETS) as any
+  const route = routeList(document).routes.find((r) => r.operationId === 'listPets')!
+  const wrong = (given: Parameters<typeof wrongCredentialsFor>[2]) => wrongCredentialsFor(document, route, given)?.headers
+  t.same(wrong({ bearer: TOKEN, headers: { 'X-Tenant': 'blue', 'X-Api-Key': 'k-123' } }), { authorization: 'Bearer verify-token', 'x-tenant': 'blue' }, 'the token and a key of the user\'s own left out, the tenant kept')
+  t.same(wrong({ headers: { Authorization: `Bearer ${TOKEN}` } }), { authorization: 'Bearer verify-token' }, 'a token given as a header of the user\'s own')
+  t.equal(wrong({ headers: { 'X-Tenant': 'blue' } }), undefined, 'nothing of the user\'s is a credential')
+  t.equal(wrong({}), undefined, 'nothing given: the stand-ins are what every request carries')
+  t.equal(wrong({ bearer: 'verify-token' }), undefined, 'a token that is the stand-in itself')
 })

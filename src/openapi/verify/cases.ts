@@ -10,22 +10,27 @@ import { validSample } from '../schemas/samples.ts'
 import { derefSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { arbitraryOf } from './arbitraries.ts'
-import { credentialsFor, isPublic, type GivenCredentials, type Secret } from './credentials.ts'
+import { edgesOf } from './bounds.ts'
+import { credentialsFor, isPublic, wrongCredentialsFor, type GivenCredentials, type Secret } from './credentials.ts'
 import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type HttpRequest } from './spelling.ts'
 
 // What the verifier sends an operation. Valid requests: the document's examples (where they are
-// valid against their schemas), a sample of each body media type (schemas/samples.ts), and values
-// drawn from the schemas (arbitraries.ts); each value is valid by the engine's own validators, so
-// what the verifier calls valid is what the mock and the service accept. Invalid requests, each
-// the sample with one fault: a body without a required property, a property of the wrong type, a
-// required query parameter or header missing, a path parameter of the wrong type, a media type the
-// operation does not declare, no credentials.
+// valid against their schemas), a sample of each body media type (schemas/samples.ts), the sample
+// with its values at their lowest and at their highest bounds (bounds.ts), and values drawn from
+// the schemas (arbitraries.ts); each value is valid by the engine's own validators, so what the
+// verifier calls valid is what the mock and the service accept. Invalid requests, each the sample
+// with one fault: a body without a required property, a property of the wrong type, a property or
+// a parameter past one of its bounds, a required query parameter or header missing, a path
+// parameter of the wrong type, a media type the operation does not declare, no credentials, and
+// credentials that are not the ones given.
 
-export type Fault = 'body without a required property' | 'body property of the wrong type' | 'required query parameter missing' |
-  'required header missing' | 'path parameter of the wrong type' | 'undeclared media type' | 'no credentials'
+export type Fault = 'body without a required property' | 'body property of the wrong type' | 'body property out of its bounds' |
+  'required query parameter missing' | 'required header missing' | 'path parameter of the wrong type' | 'parameter out of its bounds' |
+  'undeclared media type' | 'no credentials' | 'wrong credentials'
 
 /** Where a valid request's values come from: a link's are given by an earlier answer (links.ts), the rest are samples; the proxy's, a client's live traffic. */
-export type Source = 'example' | 'sample' | 'generated' | 'link' | 'sequence' | 'traffic'
+export const SOURCES = ['example', 'sample', 'bounds', 'generated', 'link', 'sequence', 'traffic'] as const
+export type Source = typeof SOURCES[number]
 
 export interface Case {
   /** What the request is: valid, or invalid by one fault. */
@@ -128,8 +133,11 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
 
   // The query parameters the operation's credentials are sent as (an API key in the query may be a declared parameter too).
   const credentialNames = new Set(credentialsFor(doc, route, given).query.map((pair) => decodeURIComponent(pair.split('=')[0])))
+  const wrongCredentials = wrongCredentialsFor(doc, route, given)
   const build = (values: Values, source: Source, fault?: Fault, omit?: ParameterSpec): Case => {
-    const credentials = fault === 'no credentials' ? { headers: {}, query: [], cookies: [], secrets: [] } : credentialsFor(doc, route, given)
+    const credentials = fault === 'no credentials'
+      ? { headers: {}, query: [], cookies: [], secrets: [] }
+      : fault === 'wrong credentials' && wrongCredentials !== undefined ? wrongCredentials : credentialsFor(doc, route, given)
     let path = route.path
     const query: string[] = []
     const headers: Record<string, string> = {}
@@ -158,7 +166,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
 
   /** The valid request of these values, or why there is none: a path segment that would move the path, a body its schema refuses, a value no URL or header can hold, what the engine refuses. */
   const validCase = (values: Values, source: Source): Case | Error => {
-    const moving = parameters.find((p, i) => p.in === 'path' && values.parameters[i] !== undefined && !segmentFits(p, values.parameters[i]))
+    const moving = parameters.find((p, i) => values.parameters[i] !== undefined && !sendable(p, values.parameters[i]))
     if (moving !== undefined) return new Error(`path parameter ${moving.name}: a segment that would move the path`)
     if (preferred !== undefined && !bodyValid(preferred, values.body)) return new Error('the body breaks its schema, as the engine reads it')
     let sent: Case
@@ -168,6 +176,32 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       return err as Error
     }
     return engineRefuses(sent.request, values) ?? sent
+  }
+
+  /** The parameters of `values` whose bounds may be sent: not a credential, nor a cookie. */
+  const boundedParameters = (values: Values): Array<{ i: number, schema: unknown }> => parameters.flatMap((p, i) =>
+    values.parameters[i] === undefined || p.in === 'cookie' || credentialNames.has(p.name) ? [] : [{ i, schema: p.schema }])
+  /** The body of `values` where it is a JSON object of a schema, whose properties can be changed one by one. */
+  const jsonObject = ({ media, body }: Values): Record<string, unknown> | undefined =>
+    media?.schema !== undefined && /json/.test(media.type) && body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
+  const withParameter = (values: Values, i: number, value: unknown): Values => ({ ...values, parameters: values.parameters.map((v, j) => j === i ? value : v) })
+  /** `values` with each parameter and each property of a JSON object body at that end of its bounds, where its own schema takes it; undefined where none has such a bound. */
+  const atEdges = (values: Values, end: 'lowest' | 'highest'): Values | undefined => {
+    let changed = false
+    const at = (schema: unknown, value: unknown, fits = (_edge: unknown) => true): unknown => {
+      const edge = edgesOf(doc, schema, value)[end]
+      if (edge === undefined || schema === undefined || !valid(schema as object, edge) || !fits(edge) || JSON.stringify(edge) === JSON.stringify(value)) return value
+      changed = true
+      return edge
+    }
+    // No parameter sent empty: HTTP and OpenAPI read an empty one in several ways.
+    const fits = (p: ParameterSpec) => (edge: unknown) => edge !== '' && sendable(p, edge)
+    const sent = new Set(boundedParameters(values).map(({ i }) => i))
+    const parameterValues = values.parameters.map((value, i) => sent.has(i) ? at(parameters[i].schema, value, fits(parameters[i])) : value)
+    const record = jsonObject(values)
+    const properties = record === undefined ? undefined : propertiesOf(doc, values.media!.schema)
+    const body = properties === undefined ? values.body : Object.fromEntries(Object.entries(record!).map(([name, value]) => [name, properties.has(name) ? at(properties.get(name), value) : value]))
+    return changed ? { ...values, parameters: parameterValues, body } : undefined
   }
 
   let base: Values | undefined
@@ -187,6 +221,11 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       if (engineRefuses(sent.request, example) === undefined) cases.push(sent)
     }
     cases.push(sample)
+    for (const end of ['lowest', 'highest'] as const) {
+      const atEnd = atEdges(base, end)
+      const sent = atEnd === undefined ? undefined : validCase(atEnd, 'bounds')
+      if (sent !== undefined && !(sent instanceof Error)) cases.push(sent)
+    }
     // A sample in each other media type the operation takes, where one can be written so that the engine reads it back valid (no form spells an array as the whole body, nor an empty list).
     for (const other of media.filter((m) => m !== preferred)) {
       try {
@@ -202,16 +241,24 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   const invalid = (): Case[] => {
     if (base === undefined) return []
     const cases: Case[] = []
-    const body = base.body
+    const body = jsonObject(base)
     const schema = base.media?.schema
-    if (base.media !== undefined && /json/.test(base.media.type) && schema !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    if (body !== undefined && schema !== undefined) {
       const required = requiredOf(doc, schema)
       const missing = [...required.keys()].map((name) => without(body, name)).find((rest) => !valid(schema, rest))
       if (missing !== undefined) cases.push(build({ ...base, body: missing }, 'sample', 'body without a required property'))
       const wrong = [...required].map(([name, property]) => ({ name, value: wrongFor(doc, property) })).filter(({ value }) => value !== undefined)
         .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !valid(schema, broken))
       if (wrong !== undefined) cases.push(build({ ...base, body: wrong }, 'sample', 'body property of the wrong type'))
+      const past = [...propertiesOf(doc, schema)].filter(([name]) => name in body)
+        .flatMap(([name, property]) => edgesOf(doc, property, body[name]).beyond.map(({ value }) => ({ ...body, [name]: value })))
+        .find((broken) => !bodyValid(base!.media!, broken))
+      if (past !== undefined) cases.push(build({ ...base, body: past }, 'sample', 'body property out of its bounds'))
     }
+    const past = boundedParameters(base).flatMap(({ i, schema }) => edgesOf(doc, schema, base!.parameters[i]).beyond
+      .filter(({ value }) => sendable(parameters[i], value)).map(({ value }) => withParameter(base!, i, value)))
+      .map((values) => build(values, 'sample', 'parameter out of its bounds')).find((sent) => engineRefuses(sent.request, sent.values) !== undefined)
+    if (past !== undefined) cases.push(past)
     // Not one its credentials send too (SoundCloud's client_id is a required parameter and an API key): left out, it would be sent all the same.
     const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode) && !credentialNames.has(p.name))
     if (query !== undefined) cases.push(build(base, 'sample', 'required query parameter missing', query))
@@ -219,10 +266,13 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     if (header !== undefined) cases.push(build(base, 'sample', 'required header missing', header))
     const numeric = parameters.findIndex((p) => p.in === 'path' && p.style === 'simple' && p.shape === 'primitive' && p.contentType === undefined &&
       ['integer', 'number', 'boolean'].includes([derefSchema(doc, p.schema)?.type].flat().join()))
-    if (numeric >= 0) cases.push(build({ ...base, parameters: base.parameters.map((v, i) => i === numeric ? 'not-a-number' : v) }, 'sample', 'path parameter of the wrong type'))
+    if (numeric >= 0) cases.push(build(withParameter(base, numeric, 'not-a-number'), 'sample', 'path parameter of the wrong type'))
     if (base.media !== undefined && matchMedia(media, UNDECLARED) === undefined) cases.push(build(base, 'sample', 'undeclared media type'))
     const schemes = route.security.flatMap((r) => Object.keys(r)).map((name) => doc.components?.securitySchemes?.[name])
-    if (!isPublic(route) && !schemes.some((scheme) => scheme?.type === 'mutualTLS')) cases.push(build(base, 'sample', 'no credentials'))
+    if (!isPublic(route) && !schemes.some((scheme) => scheme?.type === 'mutualTLS')) {
+      cases.push(build(base, 'sample', 'no credentials'))
+      if (wrongCredentials !== undefined) cases.push(build(base, 'sample', 'wrong credentials'))
+    }
     return cases
   }
 
@@ -254,8 +304,9 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   return { parameters, fixed, invalid, generated, linked }
 }
 
-/** A path parameter's value spelled as a segment a URL keeps: not empty, nor one that reads as "." or ".." (and would move the path). */
-function segmentFits (p: ParameterSpec, value: unknown): boolean {
+/** A value the parameter can be sent as: for a path parameter, one spelled as a segment a URL keeps (not empty, nor one that reads as "." or ".." and would move the path). */
+function sendable (p: ParameterSpec, value: unknown): boolean {
+  if (p.in !== 'path') return true
   const segment = spelled(p, value, encodeURIComponent)
   return segment !== '' && !/^(\.|%2e){1,2}$/i.test(segment) && !/^[.;]$/.test(segment)
 }
@@ -267,17 +318,23 @@ function without (object: object, name: string): Record<string, unknown> {
   return rest
 }
 
-/** The required properties of an object schema, through $refs and allOf, each with its schema; readOnly ones left out (a client does not send them). */
-function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
-  const out = new Map<string, unknown>()
+/** An object schema and the parts its allOf merges, through $refs. */
+function objectParts (doc: OpenApiDocument, schema: unknown): any[] {
   const resolved = derefSchema(doc, schema)
-  if (resolved === null || typeof resolved !== 'object') return out
-  const properties = resolved.properties ?? {}
-  for (const name of Array.isArray(resolved.required) ? resolved.required : []) {
-    if (derefSchema(doc, properties[name])?.readOnly !== true) out.set(name, properties[name])
-  }
-  for (const part of resolved.allOf ?? []) for (const [name, s] of requiredOf(doc, part)) out.set(name, s)
-  return out
+  if (resolved === null || typeof resolved !== 'object') return []
+  return [resolved, ...(Array.isArray(resolved.allOf) ? resolved.allOf.flatMap((part: unknown) => objectParts(doc, part)) : [])]
+}
+
+/** Every property an object schema names, through $refs and allOf, each with its schema. */
+function propertiesOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
+  return new Map(objectParts(doc, schema).flatMap((part) => Object.entries(part.properties ?? {})))
+}
+
+/** The required properties of an object schema, each with its schema; readOnly ones left out (a client does not send them). */
+function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
+  const properties = propertiesOf(doc, schema)
+  const required = objectParts(doc, schema).flatMap((part) => Array.isArray(part.required) ? part.required : [])
+  return new Map(required.filter((name) => derefSchema(doc, properties.get(name))?.readOnly !== true).map((name) => [name, properties.get(name)]))
 }
 
 /** A value of the wrong type for `schema`: text for a number, a boolean or a list; a number for text. */

@@ -7,16 +7,17 @@ import { derefSchema, writeOnlyIn } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import type { Case } from './cases.ts'
 
-// What the verifier judges of an answer, each a check of its own, named as Schemathesis names
-// its checks, and each one can be switched off. Of every answer: no 5xx; a status the operation
+// What the verifier judges of an answer, each a check of its own, named as Schemathesis names its
+// checks, and each one can be switched off. Of every answer: no 5xx; a status the operation
 // declares (its own code, its range, or default); a Content-Type declared for that status; a body
 // valid against its schema, by the engine's validators (writeOnly properties never sent); the
 // headers the document requires of it, there and valid. (An invalid request's refusal with a 4xx
-// the operation does not declare is left to negative_data_rejection.) Of a valid request's: not refused for its
-// content (400, 415, 422). Of an invalid request's: refused with a 4xx. Of one sent without the
-// credentials the operation requires: not answered as if it had them. Of a request a link made
-// from a POST's or PUT's success (links.ts): not answered 404, as if nothing had been made; the
-// same, and the other checks of a conversation, in the sequences of sequences.ts.
+// the operation does not declare is left to negative_data_rejection.) Of a valid request's: not
+// refused for its content (400, 415, 422). Of an invalid request's: refused with a 4xx. Of one sent
+// without the credentials the operation requires, or with stand-ins for the ones given: not
+// answered as if it had them. Of a request a link made from a POST's or PUT's success (links.ts):
+// not answered 404, as if nothing had been made; the same, and the other checks of a conversation,
+// in the sequences of sequences.ts.
 
 export const CHECKS = [
   'not_a_server_error',
@@ -81,6 +82,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       fail('positive_data_acceptance', `a valid request (${sent.source}) refused with ${status}${missing}: ${excerpt(answer.body)}`)
     }
     if (sent.fault === 'no credentials' && status < 400) fail('ignored_auth', `answered ${status} to a request without the credentials the operation requires`)
+    else if (sent.fault === 'wrong credentials' && status < 400) fail('ignored_auth', `answered ${status} to a request with stand-ins of the right form in place of the credentials given: credentials it cannot have issued`)
     else if (sent.fault !== undefined && status < 400) fail('negative_data_rejection', `an invalid request (${sent.fault}) accepted with ${status}`)
     if (from !== undefined && (from.method === 'POST' || from.method === 'PUT') && from.status >= 200 && from.status < 300 && status === 404) {
       fail('ensure_resource_availability', `answered 404 to what link ${from.link} of ${from.method} ${from.path}'s ${from.status} names`)

@@ -1,3 +1,4 @@
+import { namesCredential } from '../../http/credential-names.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { schemeKind } from '../requests/security.ts'
 import type { RouteSpec } from '../routes/routes.ts'
@@ -6,7 +7,9 @@ import type { RouteSpec } from '../routes/routes.ts'
 // token, a user and password, API keys, headers of their own), in the place each scheme of the
 // operation's requirement asks for them. Where none were given, a stand-in of the right form,
 // which a mock takes and a real service refuses (then every answer is a 401, and the report says
-// so). Each credential is a secret: a curl command shows it as the variable that holds it.
+// so). Each credential is a secret: a curl command shows it as the variable that holds it. Where
+// the user gave credentials, a request is also sent with stand-ins in their place: a service that
+// takes those checks that credentials are there, not that they are its own.
 
 export interface GivenCredentials {
   /** For http bearer, OAuth 2.0 and OpenID Connect schemes. */
@@ -74,4 +77,19 @@ export function credentialsFor (doc: OpenApiDocument, route: RouteSpec, given: G
   // The user's own headers last: one of them may be the credentials a scheme above stood in for.
   for (const [i, [name, value]] of Object.entries(given.headers ?? {}).entries()) out.headers[name.toLowerCase()] = secret(value, `VERIFY_HEADER_${i + 1}`)
   return out
+}
+
+/**
+ * Credentials of the right form that are not the user's: each scheme's stand-in, and the user's
+ * own headers but those whose name says they hold a credential (Authorization, X-Api-Key). None
+ * where the user gave no credentials: the stand-ins are what every request already carries.
+ */
+export function wrongCredentialsFor (doc: OpenApiDocument, route: RouteSpec, given: GivenCredentials): Credentials | undefined {
+  const headers = Object.fromEntries(Object.entries(given.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'authorization' && !namesCredential(name)))
+  const wrong = credentialsFor(doc, route, { headers })
+  const kept = new Set(wrong.secrets.map((s) => s.value))
+  const leftOut = credentialsFor(doc, route, given).secrets.filter((s) => !kept.has(s.value)).map((s) => s.value)
+  // Nothing of the user's left out, or a stand-in that is the user's own: no request tells the two apart.
+  const sent = [...Object.values(wrong.headers), ...wrong.query, ...wrong.cookies]
+  return leftOut.length === 0 || sent.some((value) => leftOut.some((secret) => value.includes(secret))) ? undefined : wrong
 }

@@ -3,7 +3,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { undefinedSchemeOf } from '../requests/security.ts'
 import { routeList, type Refusal, type RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
-import { planner, Unbuildable, type Case, type Fault, type Planner, type Source } from './cases.ts'
+import { planner, SOURCES, Unbuildable, type Case, type Fault, type Planner, type Source } from './cases.ts'
 import { CHECKS, judge, type Answer, type CheckName, type Judge, type LinkedFrom, type Violation } from './checks.ts'
 import type { GivenCredentials } from './credentials.ts'
 import { DEFAULTS } from './defaults.ts'
@@ -86,6 +86,9 @@ export interface Verification {
   warnings: string[]
 }
 
+// Where a request came from, as a judge's detail names it: one fault found by several kinds of request is one violation.
+const SOURCE_NAMED = new RegExp(` \\((${SOURCES.join('|')})\\)`)
+
 // Operations whose requests change nothing: what --only-safe sends.
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
 
@@ -167,7 +170,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     const kept = new Map<string, number>()
     const keep = (sent: Case, found: Violation[], shrunk?: boolean): void => {
       for (const violation of found) {
-        const distinct = `${violation.check} ${violation.status} ${violation.detail.replace(/ \((example|sample|generated|link|sequence)\)/, '')}`
+        const distinct = `${violation.check} ${violation.status} ${violation.detail.replace(SOURCE_NAMED, '')}`
         const at = kept.get(distinct)
         if (at !== undefined && shrunk !== true) continue
         const entry = { ...violation, request: sent.request, secrets: sent.secrets, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(shrunk !== undefined && { shrunk }) }
