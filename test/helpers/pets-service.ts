@@ -63,6 +63,7 @@ export const FAULTS = {
   'an undeclared status': 'status_code_conformance',
   'an undeclared Content-Type': 'content_type_conformance',
   'a 5xx': 'not_a_server_error',
+  'the connection cut on a name not in ASCII': 'not_a_server_error',
   'a required header missing': 'response_headers_conformance',
   'an invalid body accepted with 2xx': 'negative_data_rejection',
   'a name past its maxLength accepted': 'negative_data_rejection',
@@ -108,6 +109,10 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
       }
       const valid = body !== null && typeof body === 'object' && typeof body.name === 'string' && body.name.length >= 1 && (body.name.length <= 40 || fault === 'a name past its maxLength accepted') && (body.tag === undefined || typeof body.tag === 'string')
       if (!valid && fault !== 'an invalid body accepted with 2xx') return answer(res, 400, { message: 'name is required, tag is text' })
+      if (fault === 'the connection cut on a name not in ASCII' && /[^\x20-\x7e]/.test(body.name)) {
+        req.socket.destroy()
+        return
+      }
       if (fault === 'a valid name refused past three characters' && body.name.length > 3) return answer(res, 400, { message: 'names are short here' })
       if (fault === 'a name at its maxLength refused' && body.name.length >= 40) return answer(res, 400, { message: 'names are under 40 characters' })
       const id = stored.size + 1

@@ -65,7 +65,8 @@ export const SEQUENCE_FAULTS = {
   'a deleted thing still read': { check: 'use_after_free', steps: ['create', 'delete', 'read'] },
   'a change answered and lost': { check: 'read_after_write', steps: ['create', 'patch', 'read'] },
   'two things given one id': { check: 'unique_keys', steps: ['create', 'create again'] },
-  'a PUT answered 201 that keeps nothing': { check: 'read_after_write', steps: ['create', 'replace', 'read'] }
+  'a PUT answered 201 that keeps nothing': { check: 'read_after_write', steps: ['create', 'replace', 'read'] },
+  'the connection cut on reading a changed thing': { check: 'not_a_server_error', steps: ['create', 'patch', 'read'] }
 } as const
 export type SequenceFault = keyof typeof SEQUENCE_FAULTS
 /** The same of gadgets, made by a PUT. */
@@ -89,6 +90,7 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
   const shelves = new Map<string, { id: number, room: string, books: Map<string, { id: number, title: string }> }>()
   const reviews = new Map<string, { id: number, shelfId: number, stars: number }>()
   const gadgets = new Map<string, { sku: string, label: string }>()
+  const changed = new Set<string>()
   let next = 1
   const handle = (req: IncomingMessage, res: ServerResponse, text: string): void => {
     const url = new URL(req.url!, 'http://things')
@@ -113,13 +115,18 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
       const key = number(parts[1])
       if (parts.length !== 2 || key === undefined) return answer(res, 400, { message: 'an id is a positive integer' })
       const there = things.get(key)
+      if (req.method === 'GET' && fault === 'the connection cut on reading a changed thing' && changed.has(key)) {
+        req.socket.destroy()
+        return
+      }
       if (req.method === 'GET') return there === undefined ? answer(res, 404, { message: 'no such thing' }) : answer(res, 200, there)
       if (req.method === 'PATCH') {
         if (!valid(body, false)) return answer(res, 400, { message: 'name or colour' })
         if (there === undefined) return answer(res, 404, { message: 'no such thing' })
-        const changed = { ...there, ...body }
-        if (fault !== 'a change answered and lost') things.set(key, changed)
-        return answer(res, 200, changed)
+        const after = { ...there, ...body }
+        if (fault !== 'a change answered and lost') things.set(key, after)
+        changed.add(key)
+        return answer(res, 200, after)
       }
       if (req.method === 'PUT') {
         if (!valid(body, true)) return answer(res, 400, { message: 'a name of 1 to 20 characters, a colour of red, green or blue' })

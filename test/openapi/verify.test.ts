@@ -1,4 +1,5 @@
 import { createServer } from 'node:http'
+import { createServer as createNetServer } from 'node:net'
 import t, { type Test } from 'tap'
 import { routeList } from '../../src/openapi/routes/routes.ts'
 import { createValidators } from '../../src/openapi/schemas/validation.ts'
@@ -164,6 +165,47 @@ t.test('only to the base URL: a path that would leave it is not sent, a redirect
   const redirected = await http.send({ method: 'GET', path: '/pets', headers: {} })
   t.equal(redirected.status, 302, 'the redirect is the answer')
   t.same(hits, ['/api/pets'], 'one request, under the base path; none to /admin, none to where the redirect points')
+})
+
+t.test('no answer is the service failing: a connection refused, or none in time; a kept-alive connection closed under a request is tried once more', async (t) => {
+  // A port nothing listens on: every request refused; the run warns that nothing answered.
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const nowhere = `http://127.0.0.1:${(closed.address() as { port: number }).port}`
+  await new Promise((resolve) => closed.close(resolve))
+  const refused = httpTransport(nowhere, { timeoutMs: 5_000, connections: 2 })
+  t.teardown(refused.close)
+  const verification = await verify(structuredClone(PETS), refused.send, { seed: 42, credentials: { bearer: TOKEN }, generated: 1 })
+  t.ok(verification.operations.every((o) => o.violations.some((v) => v.check === 'not_a_server_error' && /^no answer: connect ECONNREFUSED/.test(v.detail))), 'each operation: not_a_server_error, no answer')
+  t.match(verification.warnings, [/^no request was answered \(all \d+; connect ECONNREFUSED [^)]*\): the service is not at the base URL given, or not up$/])
+  t.match(summaryOf(reportOf(verification, 'pets.yaml', nowhere)), /Warning: no request was answered/)
+
+  // An answer that never comes: bounded by the request timeout.
+  const silent = createServer(() => {})
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { silent.closeAllConnections(); return new Promise((resolve) => silent.close(resolve)) })
+  const waiting = httpTransport(`http://127.0.0.1:${(silent.address() as { port: number }).port}`, { timeoutMs: 200, connections: 1 })
+  t.teardown(waiting.close)
+  await t.rejects(waiting.send({ method: 'GET', path: '/pets', headers: {} }), /^no answer within 200 ms$/)
+
+  // A server that answers the first request of a connection, keeps it alive, and resets it at the second: sent again on a new one.
+  const connections: number[] = []
+  const resetting = createNetServer((socket) => {
+    let requests = 0
+    connections.push(0)
+    socket.on('data', (data) => {
+      if (!data.toString('latin1').includes('\r\n\r\n')) return
+      if (requests++ === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n[]')
+      else socket.resetAndDestroy()
+    })
+  })
+  await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => resetting.close(resolve)))
+  const kept = httpTransport(`http://127.0.0.1:${(resetting.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 1 })
+  t.teardown(kept.close)
+  t.equal((await kept.send({ method: 'GET', path: '/pets', headers: {} })).status, 200)
+  t.equal((await kept.send({ method: 'GET', path: '/pets', headers: {} })).status, 200, 'the second request answered, on a connection of its own')
+  t.equal(connections.length, 2, 'two connections: the one reset, and the new one')
 })
 
 t.test('a required query parameter that is also the operation\'s API key is not left out as a fault: its credentials would send it all the same', async (t) => {

@@ -4,6 +4,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
 import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
 import { parameterValidation } from '../requests/request-validation.ts'
+import { propertiesOf } from '../routes/resources.ts'
 import type { MediaSpec, ParameterSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { validSample } from '../schemas/samples.ts'
@@ -200,7 +201,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const parameterValues = values.parameters.map((value, i) => sent.has(i) ? at(parameters[i].schema, value, fits(parameters[i])) : value)
     const record = jsonObject(values)
     const properties = record === undefined ? undefined : propertiesOf(doc, values.media!.schema)
-    const body = properties === undefined ? values.body : Object.fromEntries(Object.entries(record!).map(([name, value]) => [name, properties.has(name) ? at(properties.get(name), value) : value]))
+    const body = properties === undefined ? values.body : Object.fromEntries(Object.entries(record!).map(([name, value]) => [name, Object.hasOwn(properties, name) ? at(properties[name], value) : value]))
     return changed ? { ...values, parameters: parameterValues, body } : undefined
   }
 
@@ -250,7 +251,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       const wrong = [...required].map(([name, property]) => ({ name, value: wrongFor(doc, property) })).filter(({ value }) => value !== undefined)
         .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !valid(schema, broken))
       if (wrong !== undefined) cases.push(build({ ...base, body: wrong }, 'sample', 'body property of the wrong type'))
-      const past = [...propertiesOf(doc, schema)].filter(([name]) => name in body)
+      const past = Object.entries(propertiesOf(doc, schema)).filter(([name]) => Object.hasOwn(body, name))
         .flatMap(([name, property]) => edgesOf(doc, property, body[name]).beyond.map(({ value }) => ({ ...body, [name]: value })))
         .find((broken) => !bodyValid(base!.media!, broken))
       if (past !== undefined) cases.push(build({ ...base, body: past }, 'sample', 'body property out of its bounds'))
@@ -318,23 +319,17 @@ function without (object: object, name: string): Record<string, unknown> {
   return rest
 }
 
-/** An object schema and the parts its allOf merges, through $refs. */
-function objectParts (doc: OpenApiDocument, schema: unknown): any[] {
-  const resolved = derefSchema(doc, schema)
-  if (resolved === null || typeof resolved !== 'object') return []
-  return [resolved, ...(Array.isArray(resolved.allOf) ? resolved.allOf.flatMap((part: unknown) => objectParts(doc, part)) : [])]
-}
-
-/** Every property an object schema names, through $refs and allOf, each with its schema. */
-function propertiesOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
-  return new Map(objectParts(doc, schema).flatMap((part) => Object.entries(part.properties ?? {})))
-}
-
-/** The required properties of an object schema, each with its schema; readOnly ones left out (a client does not send them). */
+/** The required properties of an object schema, through $refs and allOf, each with its schema; readOnly ones left out (a client does not send them). */
 function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
-  const properties = propertiesOf(doc, schema)
-  const required = objectParts(doc, schema).flatMap((part) => Array.isArray(part.required) ? part.required : [])
-  return new Map(required.filter((name) => derefSchema(doc, properties.get(name))?.readOnly !== true).map((name) => [name, properties.get(name)]))
+  const out = new Map<string, unknown>()
+  const resolved = derefSchema(doc, schema)
+  if (resolved === null || typeof resolved !== 'object') return out
+  const properties = resolved.properties ?? {}
+  for (const name of Array.isArray(resolved.required) ? resolved.required : []) {
+    if (derefSchema(doc, properties[name])?.readOnly !== true) out.set(name, properties[name])
+  }
+  for (const part of resolved.allOf ?? []) for (const [name, s] of requiredOf(doc, part)) out.set(name, s)
+  return out
 }
 
 /** A value of the wrong type for `schema`: text for a number, a boolean or a list; a number for text. */

@@ -48,6 +48,13 @@ export type JudgedAnswer = Omit<Answer, 'body'> & { body?: Buffer }
 
 export interface Violation { check: CheckName, status: number, detail: string }
 
+/** What a transport throws for a request it would not send, or an answer it stopped reading: its own bound, not the service's failure. */
+export class VerifierLimit extends Error {}
+
+/** No answer at all (a connection refused or cut, none in time) is the service failing, as a 5xx is: status 0. Not what the verifier's own bounds stopped. */
+export const noAnswer = (error: Error, enabled: ReadonlySet<CheckName>): Violation[] =>
+  error instanceof VerifierLimit || !enabled.has('not_a_server_error') ? [] : [{ check: 'not_a_server_error', status: 0, detail: `no answer: ${error.message}` }]
+
 // What a refusal says when the request is valid but names data that is not there (a project, an
 // invite): Schemathesis' most reported false alarm, told apart in the violation's words.
 const MISSING_DATA = /\b(not found|not exist|(does|do)n't exist|no such|unknown \w+ (id|key|name))\b/i

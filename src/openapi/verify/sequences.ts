@@ -7,7 +7,7 @@ import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { Unbuildable, type Case, type Planner } from './cases.ts'
-import type { Answer, CheckName, Judge } from './checks.ts'
+import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
 import type { HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
@@ -226,7 +226,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       if (answer === undefined) return undefined
       const record: SentStep = { step, route, request: made.request, secrets: made.secrets }
       sent.push(record)
-      if (answer instanceof Error) return { note: `${step}: no answer (${answer.message})`, sent, steps: upTo }
+      if (answer instanceof Error) {
+        const [failed] = noAnswer(answer, enabled)
+        return failed === undefined ? { note: `${step}: no answer (${answer.message})`, sent, steps: upTo } : { violation: { ...failed, steps: [...sent], route }, sent, key, steps: upTo }
+      }
       record.status = answer.status
       const stop = (note: string): Ran => ({ note, sent, key, steps: upTo })
       // A violation, where its check is on: the create's for what a create did, the writer's for what a read lost, the delete's for what it left.
@@ -289,10 +292,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (made instanceof Error) return { note: `no valid request could be made (${made.message})` }
     const answer = await send(made.request)
     if (answer === undefined) return undefined
-    if (answer instanceof Error) return { note: `no answer (${answer.message})` }
-    const sent: SentStep = { step: 'request', route, request: made.request, secrets: made.secrets, status: answer.status }
+    const sent: SentStep = { step: 'request', route, request: made.request, secrets: made.secrets, ...(!(answer instanceof Error) && { status: answer.status }) }
     const steps = [...first.sent, sent]
-    return { steps, violations: judged({ source: 'sequence' }, answer).map((violation) => ({ ...violation, steps, route })) }
+    const violations = answer instanceof Error ? noAnswer(answer, enabled) : judged({ source: 'sequence' }, answer)
+    if (answer instanceof Error && violations.length === 0) return { note: `no answer (${answer.message})` }
+    return { steps, violations: violations.map((violation) => ({ ...violation, steps, route })) }
   }
   /** Whether a route's path, or its body, names what a create makes. */
   const refersTo = (route: RouteSpec): boolean => namesOf(route).some((name) => ownerOf(route.path, name) !== undefined) || namedIn(route).length > 0

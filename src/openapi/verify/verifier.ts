@@ -4,7 +4,7 @@ import { undefinedSchemeOf } from '../requests/security.ts'
 import { routeList, type Refusal, type RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { planner, SOURCES, Unbuildable, type Case, type Fault, type Planner, type Source } from './cases.ts'
-import { CHECKS, judge, type Answer, type CheckName, type Judge, type LinkedFrom, type Violation } from './checks.ts'
+import { CHECKS, judge, noAnswer, type Answer, type CheckName, type Judge, type LinkedFrom, type Violation } from './checks.ts'
 import type { GivenCredentials } from './credentials.ts'
 import { DEFAULTS } from './defaults.ts'
 import { linkedValues, linksOf } from './links.ts'
@@ -23,7 +23,7 @@ import { inferResources } from '../routes/resources.ts'
 // with that made first, unless only safe operations are sent. It knows nothing of HTTP: a
 // transport sends (http.ts over the network; the tests' inject()).
 
-/** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout). */
+/** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout: the service's failure), or a VerifierLimit (checks.ts). */
 export type Transport = (request: HttpRequest) => Promise<Answer>
 
 export interface VerifyOptions {
@@ -159,7 +159,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
       result.sent.push(record)
       if (answer instanceof Error) {
         record.error = answer.message
-        return []
+        return noAnswer(answer, checks)
       }
       record.status = answer.status
       if (sent.kind === 'valid' && from === undefined) await follow(sent, answer)
@@ -329,11 +329,14 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
 }
 
 /**
- * Every answer 404: the base URL given is most likely not where the document's paths begin (a
- * base path left out, or one too many), and then nothing was verified; Schemathesis warns alike.
+ * No answer at all, or every answer 404: the base URL given is most likely not where the service
+ * is, or not where the document's paths begin (a base path left out, or one too many), and then
+ * nothing was verified; Schemathesis warns alike.
  */
 function baseUrlWarnings (doc: OpenApiDocument, results: OperationResult[]): string[] {
   const statuses = results.flatMap((result) => result.sent.flatMap((sent) => sent.status ?? []))
+  const unanswered = results.flatMap((result) => result.sent.flatMap((sent) => sent.error ?? []))
+  if (statuses.length === 0 && unanswered.length > 0) return [`no request was answered (all ${unanswered.length}; ${unanswered[0]}): the service is not at the base URL given, or not up`]
   if (statuses.length === 0 || statuses.some((status) => status !== 404)) return []
   const servers = (Array.isArray(doc.servers) ? doc.servers : []).map((server) => server?.url).filter((url): url is string => typeof url === 'string')
   return [`every answer was 404 (all ${statuses.length}): the document's paths may not begin at the base URL given${servers.length === 0 ? '' : ` (its servers: ${servers.join(', ')})`}`]
