@@ -6,7 +6,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { standaloneSchema, type JsonSchema } from '../schemas/schema.ts'
 import { lazySchema } from './serialization.ts'
-import type { Validators } from '../schemas/validation.ts'
+import { errorsText, type Validators } from '../schemas/validation.ts'
 
 // Answers as the document says them: the Response Object of a status is its own, else its range's
 // (2XX), else `default`; its media type is the one the handler names, else the one the client's
@@ -106,10 +106,10 @@ export function answerer (route: RouteSpec, validators: Validators | undefined):
     const check = media === undefined ? null : bodyCheck(media, validators)
     // A string in a JSON type is JSON already, as Fastify sends it.
     const value = typeof body === 'string' && media !== undefined && isJson(media) ? JSON.parse(body) : body
-    if (check !== null && !check(value)) throw broken(check.errors!.map((e) => `body${e.instancePath} ${e.message}`).join(', '))
+    if (check !== null && !check(value)) throw broken(errorsText(check.errors, 'body'))
     const headers = headerCheck(response, validators)
     const sent = Object.fromEntries(Object.entries(reply.getHeaders()).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]))
-    if (!headers(sent)) throw broken(headers.errors!.map((e) => `headers${e.instancePath} ${e.message}`).join(', '))
+    if (!headers(sent)) throw broken(errorsText(headers.errors, 'headers'))
   }
   return (request, reply, { status, body, headers, contentType }) => {
     const response = responseFor(route.responses, status)

@@ -9,7 +9,7 @@ import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { validSample } from '../schemas/samples.ts'
 import { examplesOf, type Example } from '../schemas/examples.ts'
 import { writeOnlyIn } from '../schemas/schema.ts'
-import type { Validators } from '../schemas/validation.ts'
+import { errorsText, type Validators } from '../schemas/validation.ts'
 import { namedExamples } from './named-examples.ts'
 import { inferResources, type Inference } from '../routes/resources.ts'
 import { stateful } from './stateful.ts'
@@ -86,7 +86,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
   /** Whether an answer's value keeps to its schema, and where not: valid, and no writeOnly property in it. */
   const check = (media: MediaSpec, value: unknown, using?: Validators): { valid: boolean, why: string } => {
     const validate = validatorOf(media, using)
-    if (!validate(value)) return { valid: false, why: (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join(', ') }
+    if (!validate(value)) return { valid: false, why: errorsText(validate.errors) }
     const writeOnly = kindOfAnswer(media) === 'json' ? writeOnlyIn(doc, media.schema, value) : undefined
     return { valid: writeOnly === undefined, why: writeOnly === undefined ? '' : `${writeOnly} is writeOnly, never sent` }
   }

@@ -1,4 +1,4 @@
-import { Ajv2020, type AnySchema, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js'
+import { Ajv2020, type AnySchema, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js'
 import formatsPlugin from 'ajv-formats'
 import { ValidationError } from '../../errors.ts'
 import type { OpenApiDocument } from '../document/document.ts'
@@ -243,5 +243,21 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
 
 /** Fastify's message format ("body/name must be string"), on an error that skips the costly stack trace. */
 export function validationError (errors: ValidateFunction['errors'], dataVar: string): Error {
-  return new ValidationError((errors ?? []).map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message}`).join(', '))
+  return new ValidationError(errorsText(errors, dataVar))
+}
+
+/** Errors in Fastify's words ("body/name must be string"), each at its place under `dataVar`; with none, "/" for the value itself. */
+export function errorsText (errors: ValidateFunction['errors'], dataVar = ''): string {
+  return (errors ?? []).map((e) => `${dataVar}${e.instancePath || (dataVar === '' ? '/' : '')} ${errorText(e)}`).join(', ')
+}
+
+// An enum's values named in a message: no more than these.
+const NAMED_VALUES = 10
+
+/** An error's words, with what ajv's alone leave out: the property not allowed, the values allowed ("must NOT have additional properties (colour)"). */
+function errorText (e: ErrorObject): string {
+  if (e.keyword === 'additionalProperties') return `${e.message} (${String(e.params.additionalProperty)})`
+  if (e.keyword !== 'enum') return e.message ?? ''
+  const values: unknown[] = e.params.allowedValues
+  return `${e.message} (${values.slice(0, NAMED_VALUES).map((v) => JSON.stringify(v)).join(', ')}${values.length > NAMED_VALUES ? ', …' : ''})`
 }

@@ -4,7 +4,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { bareType, kindOf, matchMedia } from '../requests/bodies.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, writeOnlyIn } from '../schemas/schema.ts'
-import type { Validators } from '../schemas/validation.ts'
+import { errorsText, type Validators } from '../schemas/validation.ts'
 import type { Case } from './cases.ts'
 
 // What the verifier judges of an answer, each a check of its own, named as Schemathesis names its
@@ -121,7 +121,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       // A header's value is text, a list's items separated by commas (style simple), as the engine reads parameters.
       const list = [derefSchema(doc, schema)?.type].flat().includes('array')
       const validate = validatorOf(schema, validators.text)
-      if (!validate(list ? value.split(',').map((item) => item.trim()) : value)) fail('response_headers_conformance', `${status} ${name}: ${JSON.stringify(value)} breaks its schema: ${errorsOf(validate)}`)
+      if (!validate(list ? value.split(',').map((item) => item.trim()) : value)) fail('response_headers_conformance', `${status} ${name}: ${JSON.stringify(value)} breaks its schema: ${errorsText(validate.errors)}`)
     }
 
     // No content, whatever the document says of it: HTTP sends none with a 204 or a 304, nor to a HEAD.
@@ -142,12 +142,11 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       return out
     }
     const validate = validatorOf(media.schema, validators.response)
-    if (!validate(value)) fail('response_schema_conformance', `${status} ${type}: the body breaks its schema: ${errorsOf(validate)}`)
+    if (!validate(value)) fail('response_schema_conformance', `${status} ${type}: the body breaks its schema: ${errorsText(validate.errors)}`)
     const writeOnly = writeOnlyIn(doc, media.schema, value)
     if (writeOnly !== undefined) fail('response_schema_conformance', `${status} ${type}: ${writeOnly} is writeOnly, never to be sent`)
     return out
   }
 }
 
-const errorsOf = (validate: ValidateFunction): string => (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join(', ')
 const excerpt = (body: Buffer | undefined): string => JSON.stringify(body?.toString('utf8').slice(0, 200) ?? '')
