@@ -66,7 +66,8 @@ export const SEQUENCE_FAULTS = {
   'a change answered and lost': { check: 'read_after_write', steps: ['create', 'patch', 'read'] },
   'two things given one id': { check: 'unique_keys', steps: ['create', 'create again'] },
   'a PUT answered 201 that keeps nothing': { check: 'read_after_write', steps: ['create', 'replace', 'read'] },
-  'the connection cut on reading a changed thing': { check: 'not_a_server_error', steps: ['create', 'patch', 'read'] }
+  'the connection cut on reading a changed thing': { check: 'not_a_server_error', steps: ['create', 'patch', 'read'] },
+  'a patch that replaces the whole thing': { check: 'read_after_write', steps: ['create', 'patch', 'read'] }
 } as const
 export type SequenceFault = keyof typeof SEQUENCE_FAULTS
 /** The same of gadgets, made by a PUT. */
@@ -123,7 +124,7 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
       if (req.method === 'PATCH') {
         if (!valid(body, false)) return answer(res, 400, { message: 'name or colour' })
         if (there === undefined) return answer(res, 404, { message: 'no such thing' })
-        const after = { ...there, ...body }
+        const after = fault === 'a patch that replaces the whole thing' ? { id: there.id, name: there.name, ...body } : { ...there, ...body }
         if (fault !== 'a change answered and lost') things.set(key, after)
         changed.add(key)
         return answer(res, 200, after)

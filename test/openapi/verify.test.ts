@@ -297,7 +297,10 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
       '/items?page=1 {"size":2,"code":"xxx","kind":"a","day":"2019-08-24","tags":["string"],"ids":[0]} 201',
       '/items?page=9 {"size":40,"code":"xxxxx","kind":"a","day":"2019-08-24","tags":["string","string","string"],"ids":[0]} 201'
     ], `${version}: the lowest and the highest, exclusive bounds one step in, taken`)
-    t.same(sent.filter((s) => s.fault?.endsWith('out of its bounds') === true).map((s) => `${s.fault} ${s.status}`), ['body property out of its bounds 400', 'parameter out of its bounds 400'], `${version}: one of each, refused`)
+    t.same(sent.filter((s) => s.fault?.endsWith('out of its bounds') === true).map((s) => `${s.breaks} ${s.status}`), [
+      'page exclusiveMaximum 400', 'page exclusiveMinimum 400', 'size maximum 400', 'size minimum 400', 'size multipleOf 400', 'code maxLength 400',
+      'code minLength 400', 'kind enum 400', 'day format date 400', 'tags maxItems 400', 'tags minItems 400', 'ids uniqueItems 400'
+    ], `${version}: a value past each keyword of each, each refused by the mock`)
 
     // Each keyword's value past it, refused by the engine's own validator of the property (a 3.0 document is read upgraded, its exclusive bounds numbers).
     const validators = createValidators(document)
@@ -314,6 +317,24 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
     }
     t.same(broken, ['page exclusiveMaximum', 'page exclusiveMinimum', 'size maximum', 'size minimum', 'size multipleOf', 'code maxLength', 'code minLength', 'kind enum', 'day format date', 'tags maxItems', 'tags minItems', 'ids uniqueItems'], `${version}: a value past each keyword`)
   }
+
+  // A service off by one at one bound (and that checks nothing else): the request with every value at its highest is refused, and shown by that value alone.
+  const offByOne = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
+      const refused = JSON.parse(Buffer.concat(chunks).toString()).size === 40
+      res.writeHead(refused ? 400 : 201).end()
+    })
+  })
+  await new Promise<void>((resolve) => offByOne.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => offByOne.close(resolve)))
+  const http = httpTransport(`http://127.0.0.1:${(offByOne.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  const found = (await verify(bounded('3.1.0', exclusive31) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations.filter((v) => v.check === 'positive_data_acceptance')
+  t.same(found.map((v) => [v.check, v.source, v.shrunk]), [['positive_data_acceptance', 'bounds', true]], 'once, narrowed')
+  const body = JSON.parse(String(found[0].request.body))
+  t.equal(body.size, 40, `by the size at its maximum: ${JSON.stringify(body)}`)
+  t.equal(body.tags.length, 1, 'and nothing else at its highest')
 })
 
 t.test('credentials that are not the ones given: each scheme\'s stand-in, the user\'s other headers kept; none where nothing of the user\'s would be left out', async (t) => {

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
@@ -11,7 +12,7 @@ import { validSample } from '../schemas/samples.ts'
 import { derefSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { arbitraryOf } from './arbitraries.ts'
-import { edgesOf } from './bounds.ts'
+import { edgesOf, type Edges } from './bounds.ts'
 import { credentialsFor, isPublic, wrongCredentialsFor, type GivenCredentials, type Secret } from './credentials.ts'
 import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type HttpRequest } from './spelling.ts'
 
@@ -43,7 +44,12 @@ export interface Case {
   values: Values
   /** The credentials it carries, for a curl command to name by variable. */
   secrets: Secret[]
+  /** Where its fault is a value past a bound: what it is, and the keyword it breaks. */
+  breaks?: string
 }
+
+/** A change to a request's values: a parameter's, by its index; a JSON body property's, by its name. */
+interface Change { at: number | string, value: unknown }
 
 /** The values of a request: each parameter's (absent when undefined) and the body's, in a media type. */
 export interface Values { parameters: unknown[], media?: MediaSpec, body?: unknown }
@@ -55,6 +61,8 @@ export class Unbuildable extends Error {}
 const FRAMING = new Set(['content-length', 'transfer-encoding', 'host', 'connection'])
 // A media type that no operation declares, but for */*.
 const UNDECLARED = 'application/x-verify-undeclared'
+// The values sent past a bound of theirs (each in a request of its own) for one operation: no more than these.
+const MAX_PAST = 12
 
 export interface Planner {
   /** The operation's parameters, in the order Values holds them. */
@@ -67,6 +75,8 @@ export interface Planner {
   generated: () => { values: fc.Arbitrary<Values>, request: (values: Values) => Case | undefined } | undefined
   /** The sample with the values a link gives in place of its own; the engine's refusal of them instead. Throws Unbuildable. */
   linked: (given: { parameters: Map<number, unknown>, body?: { value: unknown } }) => Case | Error
+  /** A request at its bounds as its parts: each value at its bound alone, to find the one an answer fails on; none for any other request. */
+  parts: (sent: Case) => Case[]
 }
 
 export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Validators, given: GivenCredentials): Planner {
@@ -180,30 +190,42 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   }
 
   /** The parameters of `values` whose bounds may be sent: not a credential, nor a cookie. */
-  const boundedParameters = (values: Values): Array<{ i: number, schema: unknown }> => parameters.flatMap((p, i) =>
-    values.parameters[i] === undefined || p.in === 'cookie' || credentialNames.has(p.name) ? [] : [{ i, schema: p.schema }])
+  const boundedParameters = (values: Values): number[] => parameters.flatMap((p, i) =>
+    values.parameters[i] === undefined || p.in === 'cookie' || credentialNames.has(p.name) ? [] : [i])
   /** The body of `values` where it is a JSON object of a schema, whose properties can be changed one by one. */
   const jsonObject = ({ media, body }: Values): Record<string, unknown> | undefined =>
     media?.schema !== undefined && /json/.test(media.type) && body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
-  const withParameter = (values: Values, i: number, value: unknown): Values => ({ ...values, parameters: values.parameters.map((v, j) => j === i ? value : v) })
-  /** `values` with each parameter and each property of a JSON object body at that end of its bounds, where its own schema takes it; undefined where none has such a bound. */
-  const atEdges = (values: Values, end: 'lowest' | 'highest'): Values | undefined => {
-    let changed = false
-    const at = (schema: unknown, value: unknown, fits = (_edge: unknown) => true): unknown => {
-      const edge = edgesOf(doc, schema, value)[end]
-      if (edge === undefined || schema === undefined || !valid(schema as object, edge) || !fits(edge) || JSON.stringify(edge) === JSON.stringify(value)) return value
-      changed = true
-      return edge
+  /** `values` with these changes: a parameter's (by its index) or a body property's (by its name). */
+  const changed = (values: Values, changes: Change[]): Values => {
+    const properties = changes.filter((c) => typeof c.at === 'string').map((c) => [c.at, c.value])
+    return {
+      ...values,
+      parameters: values.parameters.map((value, i) => {
+        const change = changes.find((c) => c.at === i)
+        return change === undefined ? value : change.value
+      }),
+      ...(properties.length > 0 && { body: { ...jsonObject(values), ...Object.fromEntries(properties) } })
     }
-    // No parameter sent empty: HTTP and OpenAPI read an empty one in several ways.
-    const fits = (p: ParameterSpec) => (edge: unknown) => edge !== '' && sendable(p, edge)
-    const sent = new Set(boundedParameters(values).map(({ i }) => i))
-    const parameterValues = values.parameters.map((value, i) => sent.has(i) ? at(parameters[i].schema, value, fits(parameters[i])) : value)
-    const record = jsonObject(values)
-    const properties = record === undefined ? undefined : propertiesOf(doc, values.media!.schema)
-    const body = properties === undefined ? values.body : Object.fromEntries(Object.entries(record!).map(([name, value]) => [name, Object.hasOwn(properties, name) ? at(properties[name], value) : value]))
-    return changed ? { ...values, parameters: parameterValues, body } : undefined
   }
+  /** The bounds of `values`' parameters and body properties (bounds.ts): each item's edges, with what it is called. */
+  const edgesIn = (values: Values): Array<{ at: number | string, named: string, fits: (value: unknown) => boolean, schema: unknown, edges: Edges }> => {
+    const record = jsonObject(values)
+    const properties = record === undefined ? {} : propertiesOf(doc, values.media!.schema)
+    return [
+      ...boundedParameters(values).map((i) => ({ at: i, named: parameters[i].name, fits: (value: unknown) => sendable(parameters[i], value), schema: parameters[i].schema, edges: edgesOf(doc, parameters[i].schema, values.parameters[i]) })),
+      ...Object.entries(properties).filter(([name]) => record !== undefined && Object.hasOwn(record, name))
+        .map(([name, schema]) => ({ at: name, named: name, fits: () => true, schema, edges: edgesOf(doc, schema, record![name]) }))
+    ]
+  }
+  /** Each parameter and body property of `values` moved to that end of its bounds, where its own schema takes it. */
+  const atEdges = (values: Values, end: 'lowest' | 'highest'): Change[] => edgesIn(values).flatMap(({ at, fits, schema, edges }) => {
+    const edge = edges[end]
+    const now = typeof at === 'number' ? values.parameters[at] : jsonObject(values)![at]
+    // No parameter sent empty: HTTP and OpenAPI read an empty one in several ways.
+    return edge === undefined || (edge === '' && typeof at === 'number') || !fits(edge) || !valid(schema as object, edge) || isDeepStrictEqual(edge, now) ? [] : [{ at, value: edge }]
+  })
+  // The parts of a request at its bounds: each change alone, to find the one a refusal is for.
+  const partsOf = new WeakMap<Case, Values[]>()
 
   let base: Values | undefined
   const fixed = (): Case[] => {
@@ -223,9 +245,11 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     }
     cases.push(sample)
     for (const end of ['lowest', 'highest'] as const) {
-      const atEnd = atEdges(base, end)
-      const sent = atEnd === undefined ? undefined : validCase(atEnd, 'bounds')
-      if (sent !== undefined && !(sent instanceof Error)) cases.push(sent)
+      const changes = atEdges(base, end)
+      const sent = changes.length === 0 ? undefined : validCase(changed(base, changes), 'bounds')
+      if (sent === undefined || sent instanceof Error) continue
+      cases.push(sent)
+      if (changes.length > 1) partsOf.set(sent, changes.map((change) => changed(base!, [change])))
     }
     // A sample in each other media type the operation takes, where one can be written so that the engine reads it back valid (no form spells an array as the whole body, nor an empty list).
     for (const other of media.filter((m) => m !== preferred)) {
@@ -251,15 +275,12 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       const wrong = [...required].map(([name, property]) => ({ name, value: wrongFor(doc, property) })).filter(({ value }) => value !== undefined)
         .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !valid(schema, broken))
       if (wrong !== undefined) cases.push(build({ ...base, body: wrong }, 'sample', 'body property of the wrong type'))
-      const past = Object.entries(propertiesOf(doc, schema)).filter(([name]) => Object.hasOwn(body, name))
-        .flatMap(([name, property]) => edgesOf(doc, property, body[name]).beyond.map(({ value }) => ({ ...body, [name]: value })))
-        .find((broken) => !bodyValid(base!.media!, broken))
-      if (past !== undefined) cases.push(build({ ...base, body: past }, 'sample', 'body property out of its bounds'))
     }
-    const past = boundedParameters(base).flatMap(({ i, schema }) => edgesOf(doc, schema, base!.parameters[i]).beyond
-      .filter(({ value }) => sendable(parameters[i], value)).map(({ value }) => withParameter(base!, i, value)))
-      .map((values) => build(values, 'sample', 'parameter out of its bounds')).find((sent) => engineRefuses(sent.request, sent.values) !== undefined)
-    if (past !== undefined) cases.push(past)
+    // Each parameter and body property with a value past each of its bounds, where the engine refuses it; up to a count.
+    const refused = (at: number | string, sent: Case): boolean => typeof at === 'number' ? engineRefuses(sent.request, sent.values) !== undefined : !bodyValid(base!.media!, sent.values.body)
+    const past = edgesIn(base).flatMap(({ at, named, fits, edges }) => edges.beyond.filter(({ value }) => fits(value)).map(({ value, breaks }) =>
+      ({ at, sent: { ...build(changed(base!, [{ at, value }]), 'sample', typeof at === 'number' ? 'parameter out of its bounds' : 'body property out of its bounds'), breaks: `${named} ${breaks}` } })))
+    cases.push(...past.filter(({ at, sent }) => refused(at, sent)).slice(0, MAX_PAST).map(({ sent }) => sent))
     // Not one its credentials send too (SoundCloud's client_id is a required parameter and an API key): left out, it would be sent all the same.
     const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode) && !credentialNames.has(p.name))
     if (query !== undefined) cases.push(build(base, 'sample', 'required query parameter missing', query))
@@ -267,7 +288,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     if (header !== undefined) cases.push(build(base, 'sample', 'required header missing', header))
     const numeric = parameters.findIndex((p) => p.in === 'path' && p.style === 'simple' && p.shape === 'primitive' && p.contentType === undefined &&
       ['integer', 'number', 'boolean'].includes([derefSchema(doc, p.schema)?.type].flat().join()))
-    if (numeric >= 0) cases.push(build(withParameter(base, numeric, 'not-a-number'), 'sample', 'path parameter of the wrong type'))
+    if (numeric >= 0) cases.push(build(changed(base, [{ at: numeric, value: 'not-a-number' }]), 'sample', 'path parameter of the wrong type'))
     if (base.media !== undefined && matchMedia(media, UNDECLARED) === undefined) cases.push(build(base, 'sample', 'undeclared media type'))
     const schemes = route.security.flatMap((r) => Object.keys(r)).map((name) => doc.components?.securitySchemes?.[name])
     if (!isPublic(route) && !schemes.some((scheme) => scheme?.type === 'mutualTLS')) {
@@ -302,7 +323,12 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     return validCase({ ...sample, parameters: sample.parameters.map((value, i) => given.parameters.has(i) ? given.parameters.get(i) : value), ...(given.body !== undefined && { body: given.body.value }) }, 'link')
   }
 
-  return { parameters, fixed, invalid, generated, linked }
+  const parts = (sent: Case): Case[] => (partsOf.get(sent) ?? []).flatMap((values) => {
+    const part = validCase(values, 'bounds')
+    return part instanceof Error ? [] : [part]
+  })
+
+  return { parameters, fixed, invalid, generated, linked, parts }
 }
 
 /** A value the parameter can be sent as: for a path parameter, one spelled as a segment a URL keeps (not empty, nor one that reads as "." or ".." and would move the path). */

@@ -66,7 +66,7 @@ const CONTENT_REFUSALS = new Set([400, 415, 422])
 export interface LinkedFrom { method: string, path: string, status: number, link: string }
 
 /** What a request was: valid, or invalid for a fault (the verifier's own, or the engine's reason), and where its values came from. */
-export type Sent = Pick<Case, 'source'> & { fault?: string }
+export type Sent = Pick<Case, 'source' | 'breaks'> & { fault?: string }
 
 export interface Judge { (sent: Sent, answer: JudgedAnswer, from?: LinkedFrom): Violation[] }
 
@@ -90,7 +90,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     }
     if (sent.fault === 'no credentials' && status < 400) fail('ignored_auth', `answered ${status} to a request without the credentials the operation requires`)
     else if (sent.fault === 'wrong credentials' && status < 400) fail('ignored_auth', `answered ${status} to a request with stand-ins of the right form in place of the credentials given: credentials it cannot have issued`)
-    else if (sent.fault !== undefined && status < 400) fail('negative_data_rejection', `an invalid request (${sent.fault}) accepted with ${status}`)
+    else if (sent.fault !== undefined && status < 400) fail('negative_data_rejection', `an invalid request (${sent.fault}${sent.breaks === undefined ? '' : `, ${sent.breaks}`}) accepted with ${status}`)
     if (from !== undefined && (from.method === 'POST' || from.method === 'PUT') && from.status >= 200 && from.status < 300 && status === 404) {
       fail('ensure_resource_availability', `answered 404 to what link ${from.link} of ${from.method} ${from.path}'s ${from.status} names`)
     }

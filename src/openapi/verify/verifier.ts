@@ -54,7 +54,7 @@ export interface VerifyOptions {
 }
 
 /** One request sent, what it was (and the exchange a link made it from) and what came back. */
-export interface Sent { kind: Case['kind'], source: Source, fault?: Fault, from?: LinkedFrom, request: HttpRequest, secrets: Case['secrets'], status?: number, error?: string }
+export interface Sent { kind: Case['kind'], source: Source, fault?: Fault, breaks?: string, from?: LinkedFrom, request: HttpRequest, secrets: Case['secrets'], status?: number, error?: string }
 
 /** A violation, the request that showed it, and for one of a sequence, every request of it in order (the last that request). */
 export interface FoundViolation extends Violation { request: HttpRequest, secrets: Case['secrets'], source: Source, fault?: Fault, shrunk?: boolean, steps?: SentStep[] }
@@ -155,7 +155,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     const run = async (sent: Case, judgedBy = judged, from?: LinkedFrom): Promise<Violation[] | undefined> => {
       const answer = await exchange(sent.request, result)
       if (answer === undefined) return undefined
-      const record: Sent = { kind: sent.kind, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(from !== undefined && { from }), request: sent.request, secrets: sent.secrets }
+      const record: Sent = { kind: sent.kind, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(sent.breaks !== undefined && { breaks: sent.breaks }), ...(from !== undefined && { from }), request: sent.request, secrets: sent.secrets }
       result.sent.push(record)
       if (answer instanceof Error) {
         record.error = answer.message
@@ -212,7 +212,22 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
       if (!(err instanceof Unbuildable)) throw err
       result.notes.push(`no valid request could be made: ${err.message}`)
     }
-    for (const sent of [...fixed, ...plan.invalid()]) keep(sent, await run(sent) ?? [])
+    // What the sample failed: a request at its bounds that fails the same is not narrowed to a value of its own.
+    const sampleFailed = new Set<CheckName>()
+    for (const sent of [...fixed, ...plan.invalid()]) {
+      const found = await run(sent) ?? []
+      if (sent.source === 'sample' && sent.kind === 'valid') for (const v of found) sampleFailed.add(v.check)
+      // A request with every value at its bound, failing: shown by the one value alone that still fails, where one does.
+      let narrowed: { part: Case, found: Violation[] } | undefined
+      for (const part of found.length > 0 && !sampleFailed.has(found[0].check) ? plan.parts(sent) : []) {
+        const again = await run(part) ?? []
+        if (again.some((v) => v.check === found[0].check)) {
+          narrowed = { part, found: again }
+          break
+        }
+      }
+      keep(narrowed?.part ?? sent, narrowed?.found ?? found, narrowed !== undefined ? true : undefined)
+    }
 
     const drawn = plan.generated()
     if (drawn !== undefined && settings.generated > 0) {
