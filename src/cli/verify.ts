@@ -116,7 +116,7 @@ async function main (): Promise<number> {
     const verification = await verify(document, send, { ...options, progress: undefined })
     for (const operation of verification.operations) {
       listed.push(`${operation.method} ${operation.path} (${operation.operationId})`)
-      for (const sent of operation.sent) listed.push(`  ${sent.kind}, ${sent.fault ?? sent.source}: ${curlOf(baseUrl, sent.request, sent.secrets)}`)
+      for (const sent of operation.sent) listed.push(`  ${sent.kind}, ${sent.fault ?? sent.source}${sent.breaks === undefined ? '' : ` (${sent.breaks})`}: ${curlOf(baseUrl, sent.request, sent.secrets)}`)
     }
     process.stdout.write(`${listed.join('\n')}\n${verification.requests} requests would be sent (seed ${verification.seed}).\n`)
     return 0

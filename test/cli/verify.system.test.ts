@@ -66,6 +66,7 @@ t.test('a dry run lists what it would send and sends nothing; --only-safe keeps 
   t.equal(requests.length, 0, 'nothing sent')
   t.match(dry.stdout, /^GET \/pets \(listPets\)\n {2}valid, sample: curl -sS -i -X GET '/)
   t.match(dry.stdout, / {2}invalid, no credentials: curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/pets\?limit=1'\n/)
+  t.match(dry.stdout, / {2}invalid, parameter out of its bounds \(limit maximum\): curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/pets\?limit=101'/, 'a value past a bound, named')
   t.notMatch(dry.stdout, /POST|addPet/, 'only the safe operations')
   t.match(dry.stdout, /\n\d+ requests would be sent \(seed 1\)\.\n$/)
 })
