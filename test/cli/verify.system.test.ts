@@ -49,7 +49,8 @@ t.test('a service that breaks its word: exit 1, each violation with its curl com
   const { url } = await startPets(t, 'a 5xx')
   const { dir, document } = folderOf(t)
   const [report, junit] = [join(dir, 'report.json'), join(dir, 'junit.xml')]
-  const ran = await run([document, url, '--bearer', TOKEN, '--report', report, '--junit', junit, '--exclude-checks', 'status_code_conformance'])
+  // A seed whose first generated limit is not the sample's 1 already, which leaves nothing to shrink (seed 36's is).
+  const ran = await run([document, url, '--seed', '1', '--bearer', TOKEN, '--report', report, '--junit', junit, '--exclude-checks', 'status_code_conformance'])
   t.equal(ran.status, 1)
   t.match(ran.stdout, /GET \/pets \(listPets\)\n {2}✗ not_a_server_error \(shrunk\): answered 500\n {4}curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/pets\?limit=\d+' -H 'authorization: Bearer '"\$VERIFY_BEARER"/, 'found by the sample and by generated values: once, by the shrunk request')
   t.match(ran.stdout, /✓ status_code_conformance +nothing found/, 'a check switched off finds nothing')
