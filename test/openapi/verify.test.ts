@@ -348,3 +348,17 @@ t.test('credentials that are not the ones given: each scheme\'s stand-in, the us
   t.equal(wrong({}), undefined, 'nothing given: the stand-ins are what every request carries')
   t.equal(wrong({ bearer: 'verify-token' }), undefined, 'a token that is the stand-in itself')
 })
+
+t.test('a form\'s fields at and past their bounds, read as the engine reads a form: the mock takes each at its bounds and refuses each past them', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  const form = { type: 'object', required: ['qty'], properties: { qty: { type: 'integer', minimum: 1, maximum: 9 }, note: { type: 'string', maxLength: 4 } } }
+  const document = { openapi: '3.1.0', info: { title: 'Forms', version: '1.0.0' }, paths: { '/orders': { post: { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form } } }, responses: { 201: { description: 'made' }, 400: { description: 'bad' } } } } } }
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'forms.json')
+  t.teardown(() => app.close())
+  const { operations: [orders] } = await verify(served, injectTransport(app), { seed: 1, generated: 0 })
+  t.same(orders.violations, [], 'nothing found against the mock')
+  t.same(orders.sent.filter((s) => s.source === 'bounds').map((s) => `${String(s.request.body)} ${s.status}`), ['qty=9&note=xxxx 201'], 'at the highest (the sample is at the lowest already)')
+  t.same(orders.sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${String(s.request.body)} ${s.status}`), ['qty maximum qty=10&note=stri 400', 'qty minimum qty=0&note=stri 400', 'note maxLength qty=1&note=xxxxx 400'], 'past them, as form fields, refused')
+})

@@ -192,9 +192,9 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   /** The parameters of `values` whose bounds may be sent: not a credential, nor a cookie. */
   const boundedParameters = (values: Values): number[] => parameters.flatMap((p, i) =>
     values.parameters[i] === undefined || p.in === 'cookie' || credentialNames.has(p.name) ? [] : [i])
-  /** The body of `values` where it is a JSON object of a schema, whose properties can be changed one by one. */
-  const jsonObject = ({ media, body }: Values): Record<string, unknown> | undefined =>
-    media?.schema !== undefined && /json/.test(media.type) && body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
+  /** The body of `values` where it is an object of a schema (JSON, a form, multipart), whose properties can be changed one by one. */
+  const objectBody = ({ media, body }: Values): Record<string, unknown> | undefined =>
+    media?.schema !== undefined && ['json', 'form', 'multipart'].includes(kindOf(concreteType(media.type))) && body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
   /** `values` with these changes: a parameter's (by its index) or a body property's (by its name). */
   const changed = (values: Values, changes: Change[]): Values => {
     const properties = changes.filter((c) => typeof c.at === 'string').map((c) => [c.at, c.value])
@@ -204,12 +204,12 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
         const change = changes.find((c) => c.at === i)
         return change === undefined ? value : change.value
       }),
-      ...(properties.length > 0 && { body: { ...jsonObject(values), ...Object.fromEntries(properties) } })
+      ...(properties.length > 0 && { body: { ...objectBody(values), ...Object.fromEntries(properties) } })
     }
   }
   /** The bounds of `values`' parameters and body properties (bounds.ts): each item's edges, with what it is called. */
   const edgesIn = (values: Values): Array<{ at: number | string, named: string, fits: (value: unknown) => boolean, schema: unknown, edges: Edges }> => {
-    const record = jsonObject(values)
+    const record = objectBody(values)
     const properties = record === undefined ? {} : propertiesOf(doc, values.media!.schema)
     return [
       ...boundedParameters(values).map((i) => ({ at: i, named: parameters[i].name, fits: (value: unknown) => sendable(parameters[i], value), schema: parameters[i].schema, edges: edgesOf(doc, parameters[i].schema, values.parameters[i]) })),
@@ -220,7 +220,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   /** Each parameter and body property of `values` moved to that end of its bounds, where its own schema takes it. */
   const atEdges = (values: Values, end: 'lowest' | 'highest'): Change[] => edgesIn(values).flatMap(({ at, fits, schema, edges }) => {
     const edge = edges[end]
-    const now = typeof at === 'number' ? values.parameters[at] : jsonObject(values)![at]
+    const now = typeof at === 'number' ? values.parameters[at] : objectBody(values)![at]
     // No parameter sent empty: HTTP and OpenAPI read an empty one in several ways.
     return edge === undefined || (edge === '' && typeof at === 'number') || !fits(edge) || !valid(schema as object, edge) || isDeepStrictEqual(edge, now) ? [] : [{ at, value: edge }]
   })
@@ -266,7 +266,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   const invalid = (): Case[] => {
     if (base === undefined) return []
     const cases: Case[] = []
-    const body = jsonObject(base)
+    // Of a JSON body alone: a form spells a number as text, which a text property takes.
+    const body = base.media !== undefined && kindOf(concreteType(base.media.type)) === 'json' ? objectBody(base) : undefined
     const schema = base.media?.schema
     if (body !== undefined && schema !== undefined) {
       const required = requiredOf(doc, schema)
