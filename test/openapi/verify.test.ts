@@ -344,6 +344,7 @@ t.test('credentials that are not the ones given: each scheme\'s stand-in, the us
   const wrong = (given: Parameters<typeof wrongCredentialsFor>[2]) => wrongCredentialsFor(document, route, given)?.headers
   t.same(wrong({ bearer: TOKEN, headers: { 'X-Tenant': 'blue', 'X-Api-Key': 'k-123' } }), { authorization: 'Bearer verify-token', 'x-tenant': 'blue' }, 'the token and a key of the user\'s own left out, the tenant kept')
   t.same(wrong({ headers: { Authorization: `Bearer ${TOKEN}` } }), { authorization: 'Bearer verify-token' }, 'a token given as a header of the user\'s own')
+  t.same(wrong({ bearer: TOKEN, headers: { Cookie: 'session=s-123' } }), { authorization: 'Bearer verify-token' }, 'a session cookie left out too')
   t.equal(wrong({ headers: { 'X-Tenant': 'blue' } }), undefined, 'nothing of the user\'s is a credential')
   t.equal(wrong({}), undefined, 'nothing given: the stand-ins are what every request carries')
   t.equal(wrong({ bearer: 'verify-token' }), undefined, 'a token that is the stand-in itself')

@@ -79,13 +79,16 @@ export function credentialsFor (doc: OpenApiDocument, route: RouteSpec, given: G
   return out
 }
 
+// Headers that carry credentials whatever they hold: a session in a cookie, a token.
+const CARRIERS = new Set(['authorization', 'proxy-authorization', 'cookie'])
+
 /**
  * Credentials of the right form that are not the user's: each scheme's stand-in, and the user's
- * own headers but those whose name says they hold a credential (Authorization, X-Api-Key). None
+ * own headers but those that carry a credential (Authorization, Cookie, X-Api-Key). None
  * where the user gave no credentials: the stand-ins are what every request already carries.
  */
 export function wrongCredentialsFor (doc: OpenApiDocument, route: RouteSpec, given: GivenCredentials): Credentials | undefined {
-  const headers = Object.fromEntries(Object.entries(given.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'authorization' && !namesCredential(name)))
+  const headers = Object.fromEntries(Object.entries(given.headers ?? {}).filter(([name]) => !CARRIERS.has(name.toLowerCase()) && !namesCredential(name)))
   const wrong = credentialsFor(doc, route, { headers })
   const kept = new Set(wrong.secrets.map((s) => s.value))
   const leftOut = credentialsFor(doc, route, given).secrets.filter((s) => !kept.has(s.value)).map((s) => s.value)
