@@ -48,7 +48,7 @@ export interface Case {
   breaks?: string
 }
 
-/** A change to a request's values: a parameter's, by its index; a JSON body property's, by its name. */
+/** A change to a request's values: a parameter's, by its index; a body property's, by its name. */
 interface Change { at: number | string, value: unknown }
 
 /** The values of a request: each parameter's (absent when undefined) and the body's, in a media type. */
