@@ -15,8 +15,9 @@ import type { HttpRequest } from './spelling.ts'
 // read, patch, read, replace, read, delete, read, and a second create) with the key carried from
 // the create's answer (its body, else Location); a resource a PUT makes under the key in its path
 // starts with that PUT, under a key of the document's (its sample). Each parent is made first
-// where the document shows how. Judged by checks of their own, each firing only on what the
-// document promises:
+// where the document shows how. Each answer is judged as its operation's are (its status, media
+// type, schema, headers: a read's 200 is often answered only here, where there is something to
+// read); and the chain by checks of its own, each firing only on what the document promises:
 // ensure_resource_availability (a created resource cannot be read), use_after_free (a deleted one
 // still can, where the read declares a 404), read_after_write (a read does not answer what a
 // create, change or replace wrote, where the read's schema takes the value as written) and
@@ -35,6 +36,8 @@ export interface SentStep { step: Step, route: RouteSpec, request: HttpRequest, 
 /** A property of a request's JSON body that names a resource's key (sequences' namedIn), and the schema its value must meet. */
 interface BodyKey { name: string, owner: Resource, schema: JsonSchema }
 export interface SequenceViolation { check: CheckName, status: number, detail: string, steps: SentStep[], route: RouteSpec }
+/** A violation of one answer in a chain, by its operation's checks: with the chain's steps up to it, to shrink. */
+export interface ChainAnswerViolation extends SequenceViolation { chain: ChainStep[] }
 
 /** Sends a request of a chain; undefined when the run's bounds are spent, an Error when nothing came back. */
 export type ChainExchange = (request: HttpRequest) => Promise<Answer | Error | undefined>
@@ -81,7 +84,7 @@ export function chainOf (resource: Resource): ChainStep[] {
 }
 
 /** Runs chains of one document: each resource's, and its shrinking. */
-export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number) {
+export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, judgeOf: (route: RouteSpec) => Judge, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number) {
   const byItem = new Map(resources.map((resource) => [resource.item, resource]))
   const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => {
     const media = successJson(route)?.media
@@ -146,7 +149,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     }
   }
 
-  interface Ran { violation?: SequenceViolation, note?: string, sent: SentStep[], key?: unknown, steps: ChainStep[], path?: Record<string, unknown> }
+  /** A chain as it ran: the first violation of the chain's checks (where it stopped), each answer's own violations (the first of each operation and check), or why it stopped. */
+  interface Ran { violation?: SequenceViolation, answers: ChainAnswerViolation[], note?: string, sent: SentStep[], key?: unknown, steps: ChainStep[], path?: Record<string, unknown> }
 
   /** The resource whose key the path template's parameter `name` is (/customers/{customerId} of /customers/{customerId}/addresses), if any. */
   const ownerOf = (template: string, name: string): Resource | undefined => {
@@ -218,7 +222,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const first = await madeFirst(resource.item, resource.parents, depth)
     if (first === undefined) return undefined
     const { path, sent } = first
-    if (first.note !== undefined) return { note: `its parent, ${first.note}`, sent, steps }
+    const answers: ChainAnswerViolation[] = []
+    if (first.note !== undefined) return { note: `its parent, ${first.note}`, answers, sent, steps }
     const creator = creatorOf(resource)!
     const keys = await keysFirst(creator, depth)
     if (keys === undefined) return undefined
@@ -230,20 +235,26 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const route = step === 'create' || step === 'create again' ? creator : resource.operations[step]!
       const made = requestOf(route, step === 'create' || step === 'create again' ? path : { ...path, [resource.parameter]: key }, step !== 'read' && step !== 'delete', step === 'create again' ? undefined : written?.body, keys.named, step === 'patch')
       const upTo = steps.slice(0, index + 1)
-      if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, sent, steps: upTo }
+      if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, sent, steps: upTo }
       const answer = await send(made.request)
       if (answer === undefined) return undefined
       const record: SentStep = { step, route, request: made.request, secrets: made.secrets }
       sent.push(record)
       if (answer instanceof Error) {
         const [failed] = noAnswer(answer, enabled)
-        return failed === undefined ? { note: `${step}: no answer (${answer.message})`, sent, steps: upTo } : { violation: { ...failed, steps: [...sent], route }, sent, key, steps: upTo }
+        return failed === undefined ? { note: `${step}: no answer (${answer.message})`, answers, sent, steps: upTo } : { violation: { ...failed, steps: [...sent], route }, answers, sent, key, steps: upTo }
       }
       record.status = answer.status
-      const stop = (note: string): Ran => ({ note, sent, key, steps: upTo })
+      // The answer judged as its operation's are, the first of each check kept. A read of what was
+      // deleted may be refused in whatever status the service chooses.
+      for (const violation of judgeOf(route)({ source: 'sequence' }, answer)) {
+        if (deleted && step === 'read' && !ok(answer) && (violation.check === 'status_code_conformance' || violation.check === 'positive_data_acceptance')) continue
+        if (!answers.some((v) => v.route === route && v.check === violation.check)) answers.push({ ...violation, steps: [...sent], route, chain: upTo })
+      }
+      const stop = (note: string): Ran => ({ note, answers, sent, key, steps: upTo })
       // A violation, where its check is on: the create's for what a create did, the writer's for what a read lost, the delete's for what it left.
       const fail = (check: CheckName, detail: string, by: RouteSpec): Ran | undefined =>
-        enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, sent, key, steps: upTo } : undefined
+        enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, answers, sent, key, steps: upTo } : undefined
       if (step === 'create' || step === 'create again') {
         if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
         // Made by its replace: under the key the request's path gave it.
@@ -278,7 +289,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // What a read answers next: a patch's properties over what was there; a replace's whole body.
       else written = { body: step === 'patch' && isObject(made.values.body) && isObject(written?.body) ? { ...written.body, ...made.values.body } : made.values.body, by: route }
     }
-    return { sent, key, steps, path }
+    return { answers, sent, key, steps, path }
   }
 
   /** The path parameters of a route, in the order its template spells them (as routes.ts parsed them). */
@@ -310,17 +321,23 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   /** Whether a route's path, or its body, names what a create makes. */
   const refersTo = (route: RouteSpec): boolean => namesOf(route).some((name) => ownerOf(route.path, name) !== undefined) || namedIn(route).length > 0
 
-  /** The fewest steps that still fail the same check: each step but the first create left out in turn, and kept out while the check still fails; within `budget` requests. */
-  const shrink = async (resource: Resource, failing: Ran & { violation: SequenceViolation }, budget: { left: number }): Promise<SequenceViolation> => {
-    let { steps, violation: best } = failing
+  /**
+   * The fewest steps that still fail as `failing` did (the chain's check; or an answer's, by the
+   * same operation and check): each step but the first create left out in turn, and kept out while
+   * it still fails; within `budget` requests.
+   */
+  const shrink = async (resource: Resource, failing: SequenceViolation | ChainAnswerViolation, steps: ChainStep[], budget: { left: number }): Promise<SequenceViolation> => {
+    const same = (ran: Ran | undefined): { violation: SequenceViolation, steps: ChainStep[] } | undefined => {
+      if (!('chain' in failing)) return ran?.violation?.check === failing.check ? { violation: ran.violation, steps: ran.steps } : undefined
+      const found = ran?.answers.find((v) => v.route === failing.route && v.check === failing.check)
+      return found === undefined ? undefined : { violation: found, steps: found.chain }
+    }
+    let best: SequenceViolation = failing
     for (let i = steps.length - 2; i >= 1 && budget.left > 0; i--) {
-      const candidate = [...steps.slice(0, i), ...steps.slice(i + 1)]
-      const again = await run(resource, candidate)
+      const again = await run(resource, [...steps.slice(0, i), ...steps.slice(i + 1)])
       budget.left -= again?.sent.length ?? budget.left
-      if (again?.violation?.check === best.check) {
-        steps = again.steps
-        best = again.violation
-      }
+      const found = same(again)
+      if (found !== undefined) ({ steps, violation: best } = found)
     }
     return best
   }

@@ -287,7 +287,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   const resultOf = new Map(chosen.map((route, i) => [route, results[i]]))
   const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => creatorOf(r) !== undefined && r.operations.read !== undefined)
   let owner: OperationResult | undefined
-  const chained = sequences(doc, validators, followed, (route) => targetOf(route).plan, async (request) => {
+  const chained = sequences(doc, validators, followed, (route) => targetOf(route).plan, (route) => targetOf(route).judged, async (request) => {
     chains.requests++
     return await exchange(request, owner!)
   }, checks, settings.seed)
@@ -299,12 +299,18 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     if (ran === undefined) break
     chains.resources++
     if (ran.note !== undefined) owner.notes.push(`sequence of ${resource.item} not followed to its end: ${ran.note}`)
-    if (ran.violation === undefined) continue
-    const { check, status, detail, steps, route } = await chained.shrink(resource, { ...ran, violation: ran.violation }, { left: settings.shrinkRequests })
-    const last = steps.at(-1)!
-    const result = resultOf.get(route) ?? owner
-    result.violations.push({ check, status, detail, request: last.request, secrets: steps.flatMap((step) => step.secrets), source: 'sequence', steps, ...(steps.length < ran.violation.steps.length && { shrunk: true }) })
-    violations++
+    // The chain's violation, and its answers' that their operations do not have already (a read's 200 is often judged only here).
+    const failing = [
+      ...ran.violation === undefined ? [] : [{ violation: ran.violation, steps: ran.steps }],
+      ...ran.answers.filter((v) => !(resultOf.get(v.route) ?? owner!).violations.some((found) => found.check === v.check && found.status === v.status)).map((v) => ({ violation: v, steps: v.chain }))
+    ]
+    for (const found of failing) {
+      const { check, status, detail, steps, route } = await chained.shrink(resource, found.violation, found.steps, { left: settings.shrinkRequests })
+      const last = steps.at(-1)!
+      const result = resultOf.get(route) ?? owner
+      result.violations.push({ check, status, detail, request: last.request, secrets: steps.flatMap((step) => step.secrets), source: 'sequence', steps, ...(steps.length < found.violation.steps.length && { shrunk: true }) })
+      violations++
+    }
   }
 
   // Each operation outside the chains, and each chain's create, whose path or body names what a
