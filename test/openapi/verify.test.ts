@@ -270,7 +270,10 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
     kind: { type: 'string', enum: ['a', 'b'] },
     day: { type: 'string', format: 'date' },
     tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3 },
-    ids: { type: 'array', items: { type: 'integer' }, uniqueItems: true }
+    ids: { type: 'array', items: { type: 'integer' }, uniqueItems: true },
+    // Within: an object's properties, a list's item's.
+    owner: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 4 } } },
+    lines: { type: 'array', maxItems: 2, items: { type: 'object', required: ['sku'], additionalProperties: false, properties: { sku: { type: 'string', pattern: '^[A-Z]{3}$' }, qty: { type: 'integer', minimum: 1, maximum: 9 } } } }
   }
   const bounded = (version: string, exclusive: (bound: number) => object) => ({
     openapi: version,
@@ -279,7 +282,7 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
       '/items': {
         post: {
           parameters: [{ name: 'page', in: 'query', schema: { type: 'integer', ...exclusive(10) } }],
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['size'], properties } } } },
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['size'], properties, additionalProperties: false } } } },
           responses: { 201: { description: 'made' }, 400: { description: 'bad' } }
         }
       }
@@ -294,13 +297,16 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
     const sent = verification.operations[0].sent
     t.same(verification.operations[0].violations, [], `${version}: nothing found against the mock`)
     t.same(sent.filter((s) => s.source === 'bounds').map((s) => `${s.request.path} ${String(s.request.body)} ${s.status}`), [
-      '/items?page=1 {"size":2,"code":"xxx","kind":"a","day":"2019-08-24","tags":["string"],"ids":[0]} 201',
-      '/items?page=9 {"size":40,"code":"xxxxx","kind":"a","day":"2019-08-24","tags":["string","string","string"],"ids":[0]} 201'
+      '/items?page=1 {"size":2,"code":"xxx","kind":"a","day":"2019-08-24","tags":["string"],"ids":[0],"owner":{"name":"stri"},"lines":[{"sku":"AAA","qty":1}]} 201',
+      // Not a line's qty at its highest too: the list of lines is at its own.
+      '/items?page=9 {"size":40,"code":"xxxxx","kind":"a","day":"2019-08-24","tags":["string","string","string"],"ids":[0],"owner":{"name":"xxxx"},"lines":[{"sku":"AAA","qty":1},{"sku":"AAA","qty":1}]} 201'
     ], `${version}: the lowest and the highest, exclusive bounds one step in, taken`)
+    // Each value's first keyword, then each one's second, up to 16: a line's additionalProperties, and the second keywords after it, left out.
     t.same(sent.filter((s) => s.fault?.endsWith('out of its bounds') === true).map((s) => `${s.breaks} ${s.status}`), [
-      'page exclusiveMaximum 400', 'page exclusiveMinimum 400', 'size maximum 400', 'size minimum 400', 'size multipleOf 400', 'code maxLength 400',
-      'code minLength 400', 'kind enum 400', 'day format date 400', 'tags maxItems 400', 'tags minItems 400', 'ids uniqueItems 400'
-    ], `${version}: a value past each keyword of each, each refused by the mock`)
+      'page exclusiveMaximum 400', 'body additionalProperties (unexpected) 400', 'size maximum 400', 'code maxLength 400', 'kind enum 400', 'day format date 400',
+      'tags maxItems 400', 'ids uniqueItems 400', 'owner required (name) 400', 'lines maxItems 400', 'owner.name maxLength 400', 'lines[0] required (sku) 400',
+      'lines[0].sku pattern 400', 'lines[0].qty maximum 400', 'page exclusiveMinimum 400', 'size minimum 400'
+    ], `${version}: a value past each keyword of each, within the body too, each refused by the mock`)
 
     // Each keyword's value past it, refused by the engine's own validator of the property (a 3.0 document is read upgraded, its exclusive bounds numbers).
     const validators = createValidators(document)
@@ -330,7 +336,10 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
   t.teardown(() => new Promise((resolve) => offByOne.close(resolve)))
   const http = httpTransport(`http://127.0.0.1:${(offByOne.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
   t.teardown(http.close)
-  const found = (await verify(bounded('3.1.0', exclusive31) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations.filter((v) => v.check === 'positive_data_acceptance')
+  const violations = (await verify(bounded('3.1.0', exclusive31) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations
+  // It takes every value past a bound: each one named, within the body too.
+  t.match(violations.filter((v) => v.check === 'negative_data_rejection').map((v) => v.detail).join('\n'), /body property out of its bounds, lines\[0\]\.sku pattern\) accepted with 201/, 'a value past its bound within the body, taken')
+  const found = violations.filter((v) => v.check === 'positive_data_acceptance')
   t.same(found.map((v) => [v.check, v.source, v.shrunk]), [['positive_data_acceptance', 'bounds', true]], 'once, narrowed')
   const body = JSON.parse(String(found[0].request.body))
   t.equal(body.size, 40, `by the size at its maximum: ${JSON.stringify(body)}`)
@@ -361,5 +370,5 @@ t.test('a form\'s fields at and past their bounds, read as the engine reads a fo
   const { operations: [orders] } = await verify(served, injectTransport(app), { seed: 1, generated: 0 })
   t.same(orders.violations, [], 'nothing found against the mock')
   t.same(orders.sent.filter((s) => s.source === 'bounds').map((s) => `${String(s.request.body)} ${s.status}`), ['qty=9&note=xxxx 201'], 'at the highest (the sample is at the lowest already)')
-  t.same(orders.sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${String(s.request.body)} ${s.status}`), ['qty maximum qty=10&note=stri 400', 'qty minimum qty=0&note=stri 400', 'note maxLength qty=1&note=xxxxx 400'], 'past them, as form fields, refused')
+  t.same(orders.sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${String(s.request.body)} ${s.status}`), ['qty maximum qty=10&note=stri 400', 'note maxLength qty=1&note=xxxxx 400', 'qty minimum qty=0&note=stri 400'], 'past them, as form fields, refused')
 })

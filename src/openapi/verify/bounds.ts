@@ -1,9 +1,11 @@
 import type { OpenApiDocument } from '../document/document.ts'
+import { propertiesOf } from '../routes/resources.ts'
 import { derefSchema } from '../schemas/schema.ts'
 
 // The edges of what a schema takes, as Schemathesis' coverage phase sends them: a value at each end
 // of its bounds (a name as long as its maxLength, a limit at its maximum), valid, and a value of
-// its own type just past one (a bound, a length, a count of items, an enum, a format), invalid. An
+// its own type just past one (a bound, a length, a count of items, an enum, a format, a pattern;
+// an object without a property it requires, or with one it does not take), invalid. An
 // off-by-one check, or a bound never checked, is a common fault, and values drawn at random seldom
 // reach a bound. Each is only a candidate: the caller keeps one only where the engine's validator
 // agrees, so a keyword read wrongly here costs a request not sent, never a false alarm.
@@ -13,6 +15,10 @@ export interface Edges { lowest?: unknown, highest?: unknown, beyond: Array<{ va
 
 // A text no format the engine checks takes.
 const NO_FORMAT = 'not-of-its-format'
+// Where a valid text's last character goes, most patterns refuse it: anchored, of letters and digits.
+const OFF_PATTERN = '~'
+// The name of a property no schema declares, tried in turn.
+const UNDECLARED = ['unexpected', 'unexpected_property', 'x-verify-unexpected']
 // A value at or past a bound is made only of a length or a count under this, and kept only
 // where its JSON is no larger than this: a maxItems of 5,000 objects is a body no service need take.
 const MAX_LENGTH = 10_000
@@ -59,6 +65,7 @@ export function edgesOf (doc: OpenApiDocument, schema: unknown, valid: unknown):
       if (s.minLength > 0) past('x'.repeat(s.minLength - 1), 'minLength')
     }
     if (typeof s.format === 'string') past(NO_FORMAT, `format ${s.format}`)
+    if (typeof s.pattern === 'string') past(`${valid.slice(0, -1)}${OFF_PATTERN}`, 'pattern')
   }
   if (Array.isArray(valid) && valid.length > 0) {
     const padded = (length: number): unknown[] => Array.from({ length }, (_, i) => valid[i % valid.length])
@@ -72,5 +79,21 @@ export function edgesOf (doc: OpenApiDocument, schema: unknown, valid: unknown):
     }
     if (s.uniqueItems === true) past([valid[0], ...valid], 'uniqueItems')
   }
+  if (valid !== null && typeof valid === 'object' && !Array.isArray(valid)) {
+    const required = (Array.isArray(s.required) ? s.required : []).find((name: unknown) => typeof name === 'string' && Object.hasOwn(valid, name))
+    if (required !== undefined) past(without(valid, required), `required (${required})`)
+    const declared = propertiesOf(doc, s)
+    const extra = UNDECLARED.find((name) => !Object.hasOwn(declared, name) && !Object.hasOwn(valid, name))
+    if ((s.additionalProperties === false || s.unevaluatedProperties === false) && extra !== undefined) {
+      past({ ...valid, [extra]: 'x' }, `${s.additionalProperties === false ? 'additionalProperties' : 'unevaluatedProperties'} (${extra})`)
+    }
+  }
   return edges
+}
+
+/** An object without one of its properties. */
+export function without (object: object, name: string): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...object }
+  delete rest[name]
+  return rest
 }

@@ -12,7 +12,7 @@ import { validSample } from '../schemas/samples.ts'
 import { derefSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { arbitraryOf } from './arbitraries.ts'
-import { edgesOf, type Edges } from './bounds.ts'
+import { edgesOf, without, type Edges } from './bounds.ts'
 import { credentialsFor, isPublic, wrongCredentialsFor, type GivenCredentials, type Secret } from './credentials.ts'
 import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type HttpRequest } from './spelling.ts'
 
@@ -48,8 +48,10 @@ export interface Case {
   breaks?: string
 }
 
-/** A change to a request's values: a parameter's, by its index; a body property's, by its name. */
-interface Change { at: number | string, value: unknown }
+/** Where a value of a request is: a parameter, by its index; in the body, by the names and indexes that lead to it ([] is the body). */
+type Place = number | Array<string | number>
+/** A change to a request's values: the value at a place. */
+interface Change { at: Place, value: unknown }
 
 /** The values of a request: each parameter's (absent when undefined) and the body's, in a media type. */
 export interface Values { parameters: unknown[], media?: MediaSpec, body?: unknown }
@@ -62,7 +64,9 @@ const FRAMING = new Set(['content-length', 'transfer-encoding', 'host', 'connect
 // A media type that no operation declares, but for */*.
 const UNDECLARED = 'application/x-verify-undeclared'
 // The values sent past a bound of theirs (each in a request of its own) for one operation: no more than these.
-const MAX_PAST = 12
+const MAX_PAST = 16
+// How deep in a JSON body values are sent at and past their bounds: a property's property, a list's item's.
+const MAX_DEPTH = 4
 
 export interface Planner {
   /** The operation's parameters, in the order Values holds them. */
@@ -195,35 +199,61 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   /** The body of `values` where it is an object of a schema (JSON, a form, multipart), whose properties can be changed one by one. */
   const objectBody = ({ media, body }: Values): Record<string, unknown> | undefined =>
     media?.schema !== undefined && ['json', 'form', 'multipart'].includes(kindOf(concreteType(media.type))) && body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
-  /** `values` with these changes: a parameter's (by its index) or a body property's (by its name). */
-  const changed = (values: Values, changes: Change[]): Values => {
-    const properties = changes.filter((c) => typeof c.at === 'string').map((c) => [c.at, c.value])
-    return {
-      ...values,
-      parameters: values.parameters.map((value, i) => {
-        const change = changes.find((c) => c.at === i)
-        return change === undefined ? value : change.value
-      }),
-      ...(properties.length > 0 && { body: { ...objectBody(values), ...Object.fromEntries(properties) } })
-    }
-  }
-  /** The bounds of `values`' parameters and body properties (bounds.ts): each item's edges, with what it is called. */
-  const edgesIn = (values: Values): Array<{ at: number | string, named: string, fits: (value: unknown) => boolean, schema: unknown, edges: Edges }> => {
+  /** `values` with these changes, each in its place. */
+  const changed = (values: Values, changes: Change[]): Values => ({
+    ...values,
+    parameters: values.parameters.map((value, i) => {
+      const change = changes.find((c) => c.at === i)
+      return change === undefined ? value : change.value
+    }),
+    body: changes.reduce((body, { at, value }) => typeof at === 'number' ? body : withValueAt(body, at, value), values.body)
+  })
+  /**
+   * The values of an object body that have bounds: its properties, and in JSON theirs within (an
+   * object's properties, a list's first item), breadth first, so that the body's own come first.
+   */
+  const bodyPlaces = (values: Values): Array<{ path: Array<string | number>, schema: unknown, value: unknown }> => {
     const record = objectBody(values)
-    const properties = record === undefined ? {} : propertiesOf(doc, values.media!.schema)
+    if (record === undefined) return []
+    const depth = kindOf(concreteType(values.media!.type)) === 'json' ? MAX_DEPTH : 1
+    const places: Array<{ path: Array<string | number>, schema: unknown, value: unknown }> = []
+    let level = [{ path: [] as Array<string | number>, schema: values.media!.schema, value: record as unknown }]
+    for (let i = 0; i < depth && level.length > 0; i++) {
+      level = level.flatMap(({ path, schema, value }) => {
+        if (Array.isArray(value)) {
+          const items = derefSchema(doc, schema)?.items
+          return value.length === 0 || items === null || typeof items !== 'object' ? [] : [{ path: [...path, 0], schema: items, value: value[0] }]
+        }
+        if (value === null || typeof value !== 'object') return []
+        return Object.entries(propertiesOf(doc, schema)).filter(([name]) => Object.hasOwn(value, name)).map(([name, property]) => ({ path: [...path, name], schema: property, value: (value as Record<string, unknown>)[name] }))
+      })
+      places.push(...level)
+    }
+    return places
+  }
+  /**
+   * The bounds of `values`' parameters and body values (bounds.ts), each with what it is called; the
+   * body's own only past what it takes of properties (one without a required property is a case of its own).
+   */
+  const edgesIn = (values: Values): Array<{ at: Place, named: string, fits: (value: unknown) => boolean, schema: unknown, edges: Edges }> => {
+    const record = objectBody(values)
+    const whole = record === undefined ? [] : [{ at: [], named: 'body', fits: () => true, schema: values.media!.schema, edges: { beyond: edgesOf(doc, values.media!.schema, record).beyond.filter(({ breaks }) => !breaks.startsWith('required')) } }]
     return [
       ...boundedParameters(values).map((i) => ({ at: i, named: parameters[i].name, fits: (value: unknown) => sendable(parameters[i], value), schema: parameters[i].schema, edges: edgesOf(doc, parameters[i].schema, values.parameters[i]) })),
-      ...Object.entries(properties).filter(([name]) => record !== undefined && Object.hasOwn(record, name))
-        .map(([name, schema]) => ({ at: name, named: name, fits: () => true, schema, edges: edgesOf(doc, schema, record![name]) }))
+      ...whole,
+      ...bodyPlaces(values).map(({ path, schema, value }) => ({ at: path, named: nameOf(path), fits: () => true, schema, edges: edgesOf(doc, schema, value) }))
     ]
   }
-  /** Each parameter and body property of `values` moved to that end of its bounds, where its own schema takes it. */
-  const atEdges = (values: Values, end: 'lowest' | 'highest'): Change[] => edgesIn(values).flatMap(({ at, fits, schema, edges }) => {
-    const edge = edges[end]
-    const now = typeof at === 'number' ? values.parameters[at] : objectBody(values)![at]
-    // No parameter sent empty: HTTP and OpenAPI read an empty one in several ways.
-    return edge === undefined || (edge === '' && typeof at === 'number') || !fits(edge) || !valid(schema as object, edge) || isDeepStrictEqual(edge, now) ? [] : [{ at, value: edge }]
-  })
+  /** Each parameter and body value of `values` moved to that end of its bounds, where its own schema takes it; not one within another that moves. */
+  const atEdges = (values: Values, end: 'lowest' | 'highest'): Change[] => {
+    const changes = edgesIn(values).flatMap(({ at, fits, schema, edges }) => {
+      const edge = edges[end]
+      const now = typeof at === 'number' ? values.parameters[at] : valueAt(values.body, at)
+      // No parameter sent empty: HTTP and OpenAPI read an empty one in several ways.
+      return edge === undefined || (edge === '' && typeof at === 'number') || !fits(edge) || !valid(schema as object, edge) || isDeepStrictEqual(edge, now) ? [] : [{ at, value: edge }]
+    })
+    return changes.filter(({ at }) => typeof at === 'number' || !changes.some((outer) => typeof outer.at !== 'number' && outer.at.length < at.length && outer.at.every((key, i) => key === at[i])))
+  }
   // The parts of a request at its bounds: each change alone, to find the one a refusal is for.
   const partsOf = new WeakMap<Case, Values[]>()
 
@@ -277,11 +307,14 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
         .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !valid(schema, broken))
       if (wrong !== undefined) cases.push(build({ ...base, body: wrong }, 'sample', 'body property of the wrong type'))
     }
-    // Each parameter and body property with a value past each of its bounds, where the engine refuses it; up to a count.
-    const refused = (at: number | string, sent: Case): boolean => typeof at === 'number' ? engineRefuses(sent.request, sent.values) !== undefined : !bodyValid(base!.media!, sent.values.body)
-    const past = edgesIn(base).flatMap(({ at, named, fits, edges }) => edges.beyond.filter(({ value }) => fits(value)).map(({ value, breaks }) =>
-      ({ at, sent: { ...build(changed(base!, [{ at, value }]), 'sample', typeof at === 'number' ? 'parameter out of its bounds' : 'body property out of its bounds'), breaks: `${named} ${breaks}` } })))
-    cases.push(...past.filter(({ at, sent }) => refused(at, sent)).slice(0, MAX_PAST).map(({ sent }) => sent))
+    // Each parameter and body value with a value past each of its bounds, where the engine refuses it; up to a count.
+    const refused = (at: Place, sent: Case): boolean => typeof at === 'number' ? engineRefuses(sent.request, sent.values) !== undefined : !bodyValid(base!.media!, sent.values.body)
+    const past = edgesIn(base).map(({ at, named, fits, edges }) => edges.beyond.filter(({ value }) => fits(value))
+      .map(({ value, breaks }): Case => ({ ...build(changed(base!, [{ at, value }]), 'sample', typeof at === 'number' ? 'parameter out of its bounds' : 'body property out of its bounds'), breaks: `${named} ${breaks}` }))
+      .filter((sent) => refused(at, sent)))
+    // Each value's first keyword before any value's second: as many values tried as the count allows.
+    const ranks = Math.max(0, ...past.map((cases) => cases.length))
+    cases.push(...Array.from({ length: ranks }, (_, rank) => past.flatMap((cases) => cases[rank] ?? [])).flat().slice(0, MAX_PAST))
     // Not one its credentials send too (SoundCloud's client_id is a required parameter and an API key): left out, it would be sent all the same.
     const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode) && !credentialNames.has(p.name))
     if (query !== undefined) cases.push(build(base, 'sample', 'required query parameter missing', query))
@@ -339,12 +372,20 @@ function sendable (p: ParameterSpec, value: unknown): boolean {
   return segment !== '' && !/^(\.|%2e){1,2}$/i.test(segment) && !/^[.;]$/.test(segment)
 }
 
-/** An object without one of its properties. */
-function without (object: object, name: string): Record<string, unknown> {
-  const rest: Record<string, unknown> = { ...object }
-  delete rest[name]
-  return rest
+/** The value at a place in a body. */
+const valueAt = (value: unknown, path: Array<string | number>): unknown => path.reduce((inner: any, key) => inner?.[key], value)
+
+/** A copy of `value` with `replacement` at the place `path` leads to; what is not on the way, shared. */
+function withValueAt (value: unknown, path: Array<string | number>, replacement: unknown): unknown {
+  if (path.length === 0) return replacement
+  const [key, ...rest] = path
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) }
+  copy[key] = withValueAt(copy[key], rest, replacement)
+  return copy
 }
+
+/** A place in a body as a reader writes it: author.name, copies[0].barcode. */
+const nameOf = (path: Array<string | number>): string => path.reduce<string>((name, key) => typeof key === 'number' ? `${name}[${key}]` : name === '' ? key : `${name}.${key}`, '')
 
 /** The required properties of an object schema, through $refs and allOf, each with its schema; readOnly ones left out (a client does not send them). */
 function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
