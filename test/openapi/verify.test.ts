@@ -206,6 +206,11 @@ t.test('no answer is the service failing: a connection refused, or none in time;
   t.equal((await kept.send({ method: 'GET', path: '/pets', headers: {} })).status, 200)
   t.equal((await kept.send({ method: 'GET', path: '/pets', headers: {} })).status, 200, 'the second request answered, on a connection of its own')
   t.equal(connections.length, 2, 'two connections: the one reset, and the new one')
+  // Two such connections kept alive: the request sent again meets the other, reset too; no answer, said as the socket said it.
+  const twice = httpTransport(`http://127.0.0.1:${(resetting.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
+  t.teardown(twice.close)
+  t.same((await Promise.all([0, 1].map(() => twice.send({ method: 'GET', path: '/pets', headers: {} })))).map((answer) => answer.status), [200, 200])
+  await t.rejects(twice.send({ method: 'GET', path: '/pets', headers: {} }), /ECONNRESET/, 'reset on both: the reset named')
 })
 
 t.test('a required query parameter that is also the operation\'s API key is not left out as a fault: its credentials would send it all the same', async (t) => {

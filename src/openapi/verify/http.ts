@@ -36,7 +36,7 @@ export function httpTransport (baseUrl: string, { timeoutMs, connections }: { ti
     outgoing.on('error', (err: NodeJS.ErrnoException) => {
       // A kept-alive connection the server closed as this request went out: sent again, once, on a
       // new one (Node's own advice for reusedSocket), not reported as the service's failure.
-      reject(outgoing.reusedSocket && err.code === 'ECONNRESET' ? new Reused() : failure(err))
+      reject(outgoing.reusedSocket && err.code === 'ECONNRESET' ? new Reused(err.message) : failure(err))
     })
     outgoing.end(body)
   })
