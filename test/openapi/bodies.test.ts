@@ -42,10 +42,11 @@ const document = {
     '/any': op('any', { '*/*': {} }),
     '/optional': op('optional', { 'application/json': { schema: item } }, false),
     '/strict': op('strict', { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { size: { enum: ['S', 'M', 'L'] } } } } }),
+    '/closed': op('closed', { 'application/json': { schema: { allOf: [{ type: 'object', properties: { size: { type: 'string' } } }], unevaluatedProperties: false } } }),
     '/query': { get: { operationId: 'query', requestBody: { required: true, content: { 'application/json': { schema: item } } }, responses: { 200: { description: 'echo' } } } }
   }
 }
-const handlers = Object.fromEntries(['json', 'form', 'nested', 'upload', 'text', 'suffixed', 'bytes', 'any', 'optional', 'strict', 'query'].map((id) => [id, echo]))
+const handlers = Object.fromEntries(['json', 'form', 'nested', 'upload', 'text', 'suffixed', 'bytes', 'any', 'optional', 'strict', 'closed', 'query'].map((id) => [id, echo]))
 
 function multipart (parts: Array<{ name: string, value: string, filename?: string, type?: string }>): { payload: string, headers: Record<string, string> } {
   const boundary = 'test-boundary-1234'
@@ -99,6 +100,7 @@ t.test('what a body\'s schema or limits refuse: 400, 413, 415', async (t) => {
   // What ajv's words leave out, named: the property not allowed, the values allowed.
   await refused('/strict', '{"colour":"red"}', 'application/json', 400, /^body must NOT have additional properties \(colour\)$/)
   await refused('/strict', '{"size":"XL"}', 'application/json', 400, /^body\/size must be equal to one of the allowed values \("S", "M", "L"\)$/)
+  await refused('/closed', '{"size":"XL","colour":"red"}', 'application/json', 400, /^body must NOT have unevaluated properties \(colour\)$/)
   const noTitle = multipart([{ name: 'file', value: 'x', filename: 'a.txt' }])
   await refused('/upload', noTitle.payload, noTitle.headers['content-type'], 400, /^body must have required property 'title'$/)
   const badJson = multipart([{ name: 'title', value: 'x' }, { name: 'meta', value: '{"b":1}', type: 'application/json' }, { name: 'file', value: 'x', filename: 'a.txt' }])

@@ -257,6 +257,7 @@ const NAMED_VALUES = 10
 /** An error's words, with what ajv's alone leave out: the property not allowed, the values allowed ("must NOT have additional properties (colour)"). */
 function errorText (e: ErrorObject): string {
   if (e.keyword === 'additionalProperties') return `${e.message} (${String(e.params.additionalProperty)})`
+  if (e.keyword === 'unevaluatedProperties') return `${e.message} (${String(e.params.unevaluatedProperty)})`
   if (e.keyword !== 'enum') return e.message ?? ''
   const values: unknown[] = e.params.allowedValues
   return `${e.message} (${values.slice(0, NAMED_VALUES).map((v) => JSON.stringify(v)).join(', ')}${values.length > NAMED_VALUES ? ', …' : ''})`
