@@ -70,6 +70,10 @@ t.test('a dry run lists what it would send and sends nothing; --only-safe keeps 
   t.match(dry.stdout, / {2}invalid, parameter out of its bounds \(limit maximum\): curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/pets\?limit=101'/, 'a value past a bound, named')
   t.notMatch(dry.stdout, /POST|addPet/, 'only the safe operations')
   t.match(dry.stdout, /\n\d+ requests would be sent \(seed 1\)\.\n$/)
+  // Nothing answered, so nothing failed: three values drawn for an operation (--generated's default), none shrunk, each request listed once.
+  const listPets = dry.stdout.split(/\n(?=\S)/).find((operation) => operation.startsWith('GET /pets (listPets)'))!
+  t.equal(listPets.split('\n').filter((line) => line.startsWith('  valid, generated: ')).length, 3, 'three values drawn')
+  t.equal(dry.stdout.split('\n').filter((line) => line.startsWith('  ')).length, Number(/(\d+) requests would be sent/.exec(dry.stdout)?.[1]), 'as many listed as counted')
 })
 
 t.test('the wrong credentials: every valid request refused, and the report says to look at them', async (t) => {
