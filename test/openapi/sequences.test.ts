@@ -30,11 +30,12 @@ t.test('a service that keeps its word between requests: every chain followed, no
   t.same(report.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence'))), [], 'each chain to its end: the book on a shelf made first, and the review of a shelf made first (its body names it)')
 })
 
-t.test('a request that names what does not exist: refused alone, accepted with it made first, so not a violation', async (t) => {
-  const { report } = await verified(t)
-  const labels = report.operations.find((o) => o.operationId === 'labelShelf')!
-  t.same(labels.violations, [], 'no positive_data_acceptance for the label')
-  t.match(labels.notes.join('\n'), /valid request\(s\) refused \(422\) named what did not exist: with it made first \(POST \/shelves\), the request was answered 201/, 'a note says why its refusals were not the service\'s fault')
+t.test('a request whose path names what a create makes: each sent with that made first, so none refused for naming what is not there', async (t) => {
+  const { verification, report } = await verified(t)
+  t.same(report.operations.find((o) => o.operationId === 'labelShelf')!.violations, [], 'no positive_data_acceptance for the label')
+  const valid = verification.operations.find((o) => o.operationId === 'labelShelf')!.sent.filter((s) => s.kind === 'valid')
+  t.ok(valid.length >= 4, `${valid.length} valid requests: the sample, the example, values drawn`)
+  t.same(valid.filter((s) => s.status !== 201).map((s) => `${s.request.path} ${s.status}`), [], 'each on a shelf that is there (the service refuses one on a shelf that is not, 422), not the document\'s example 987654')
 })
 
 t.test('a request whose body names what does not exist: refused alone, accepted with it made first and its key in the body', async (t) => {
@@ -57,7 +58,15 @@ t.test('a request refused even with what it names made first: positive_data_acce
   const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
   t.same(found.map((v) => `${v.operation} ${v.check}`), ['POST /shelves/{shelfId}/labels positive_data_acceptance'], 'once, and nothing else')
   t.match(found[0]?.steps?.map((s) => `${s.step}: ${s.request} → ${s.status}`), ['create: POST /shelves → 201', /^request: POST \/shelves\/\d+\/labels → 422$/], 'the shelf made, then the label on it refused')
-  t.match(found[0]?.detail, /a valid request \(sequence\) refused with 422 \(the answer says what it names does not exist/, 'the service says so, though the shelf is there')
+  t.match(found[0]?.detail, /a valid request \(\w+\) refused with 422 \(the answer says what it names does not exist/, 'the service says so, though the shelf is there')
+})
+
+t.test('a book without its title taken, on a shelf whose id no sample names: found, as every request of the operation names a shelf made first', async (t) => {
+  const { report } = await verified(t, 'a book without its title taken')
+  const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
+  const missing = found.filter((v) => v.check === 'negative_data_rejection' && /body without a required property/.test(v.detail))
+  t.same(missing.map((v) => `${v.operation} ${v.detail}`), ['POST /shelves/{shelfId}/books an invalid request (body without a required property) accepted with 201'], `once: ${JSON.stringify(found.map((v) => v.detail))}`)
+  t.match(missing[0]?.steps?.map((s) => `${s.step}: ${s.request} → ${s.status}`), ['create: POST /shelves → 201', /^request: POST \/shelves\/1000\d{3}\/books → 201$/], 'the shelf made, then the book on it')
 })
 
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {

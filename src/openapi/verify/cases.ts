@@ -83,7 +83,12 @@ export interface Planner {
   parts: (sent: Case) => Case[]
 }
 
-export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Validators, given: GivenCredentials): Planner {
+/**
+ * The requests of one operation. `pinned`: path parameters (by name) given the keys of what was made
+ * first (the shelf of /shelves/{shelfId}/books), so that every request names data that is there;
+ * each in every request but one that changes it on purpose, and where its schema takes it.
+ */
+export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Validators, given: GivenCredentials, pinned: Record<string, unknown> = {}): Planner {
   const parameters = route.parameters.filter((p) => !(p.in === 'header' && FRAMING.has(p.name)))
   const validating = new WeakMap<object, ValidateFunction>()
   const validatorOf = (schema: object): ValidateFunction => {
@@ -91,6 +96,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     if (validate === undefined) validating.set(schema, validate = validators.request(schema))
     return validate
   }
+  const pinnedAt = new Map(parameters.flatMap((p, i): Array<[number, unknown]> =>
+    p.in === 'path' && Object.hasOwn(pinned, p.name) && p.schema !== undefined && validators.text(p.schema)(String(pinned[p.name])) ? [[i, pinned[p.name]]] : []))
   const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validatorOf(schema)(value)
   /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
   const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(JSON.stringify(value ?? {})) : value
@@ -116,7 +123,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   }
   /** Values with every parameter's sample (an optional one's left out when no style spells it) and the body's in `m`. */
   const sampled = (m: MediaSpec | undefined): Values => ({
-    parameters: parameters.map((p) => {
+    parameters: parameters.map((p, i) => {
+      if (pinnedAt.has(i)) return pinnedAt.get(i)
       const value = sampleOf(p.schema)
       if (p.contentType !== undefined || !isNested(value)) return value
       if (p.required) throw new Unbuildable(`${p.in} parameter ${p.name} is a structure no style spells`)
@@ -244,10 +252,11 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       ...bodyPlaces(values).map(({ path, schema, value }) => ({ at: path, named: nameOf(path), fits: () => true, schema, edges: edgesOf(doc, schema, value) }))
     ]
   }
-  /** Each parameter and body value of `values` moved to that end of its bounds, where its own schema takes it; not one within another that moves. */
+  /** Each parameter and body value of `values` moved to that end of its bounds, where its own schema takes it; not one within another that moves, nor a pinned key. */
   const atEdges = (values: Values, end: 'lowest' | 'highest'): Change[] => {
     const changes = edgesIn(values).flatMap(({ at, fits, schema, edges }) => {
       const edge = edges[end]
+      if (typeof at === 'number' && pinnedAt.has(at)) return []
       const now = typeof at === 'number' ? values.parameters[at] : valueAt(values.body, at)
       // No parameter sent empty: HTTP and OpenAPI read an empty one in several ways.
       return edge === undefined || (edge === '' && typeof at === 'number') || !fits(edge) || !valid(schema as object, edge) || isDeepStrictEqual(edge, now) ? [] : [{ at, value: edge }]
@@ -261,7 +270,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   const fixed = (): Case[] => {
     const cases: Case[] = []
     // The document's examples, where it gives any: each parameter's and the body's first valid one, samples for the rest.
-    const parameterExamples = parameters.map((p) => firstValid(p))
+    const parameterExamples = parameters.map((p, i) => pinnedAt.has(i) ? undefined : firstValid(p))
     const bodyExample = preferred === undefined ? undefined : examplesOf(doc, preferred).find(({ value }) => bodyValid(preferred, value))
     base = sampled(preferred)
     if (preferred !== undefined && !bodyValid(preferred, base.body)) throw new Unbuildable(`the engine reads the sample's ${preferred.type} body otherwise`)
@@ -334,7 +343,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
 
   const generated = (): ReturnType<Planner['generated']> => {
     const inText = (p: ParameterSpec) => ({ inText: p.contentType === undefined })
-    const parameterValues = parameters.map((p) => {
+    const parameterValues = parameters.map((p, i) => {
+      if (pinnedAt.has(i)) return fc.constant(pinnedAt.get(i))
       const value = arbitraryOf(doc, p.schema, inText(p))
       return value === undefined ? undefined : p.required ? value : fc.option(value, { nil: undefined })
     })

@@ -318,8 +318,16 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (answer instanceof Error && violations.length === 0) return { note: `no answer (${answer.message})` }
     return { steps, violations: violations.map((violation) => ({ ...violation, steps, route })) }
   }
-  /** Whether a route's path, or its body, names what a create makes. */
-  const refersTo = (route: RouteSpec): boolean => namesOf(route).some((name) => ownerOf(route.path, name) !== undefined) || namedIn(route).length > 0
+  /** Whether a route's body names what a create makes, or its path does where that was not made first for it already. */
+  const refersTo = (route: RouteSpec, pathMade = false): boolean => (!pathMade && namesOf(route).some((name) => ownerOf(route.path, name) !== undefined)) || namedIn(route).length > 0
+
+  /**
+   * What a route's path names besides its own resource (/shelves/{shelfId}/books/{bookId}: a
+   * shelf, not a book, whose key its requests vary), made first: its path values by name and the
+   * requests that made them, or why not; undefined when the run's bounds ran out.
+   */
+  const pathMadeFirst = async (route: RouteSpec): Promise<{ path: Record<string, unknown>, sent: SentStep[], note?: string } | undefined> =>
+    await madeFirst(route.path, namesOf(route).filter((name) => ownerOf(route.path, name)?.item !== route.path), 0)
 
   /**
    * The fewest steps that still fail as `failing` did (the chain's check; or an answer's, by the
@@ -342,5 +350,5 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     return best
   }
 
-  return { run, shrink, referring, refersTo }
+  return { run, shrink, referring, refersTo, pathMadeFirst }
 }

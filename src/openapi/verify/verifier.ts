@@ -13,14 +13,17 @@ import type { HttpRequest } from './spelling.ts'
 import { inferResources } from '../routes/resources.ts'
 
 // Verifies a running service against its document: for every operation the document has, the
-// requests cases.ts makes, each answer judged by the checks of checks.ts. Bounded everywhere: in
+// requests cases.ts makes, each answer judged by the checks of checks.ts; where its path names
+// what a create makes besides its own resource (the shelf of /shelves/{shelfId}/books), that made
+// first (sequences.ts), and named by each of its requests. Bounded everywhere: in
 // requests, in time, in the operations verified at once, and in what a failure's shrinking may
 // send. A 429 with Retry-After is waited for and sent again, up to a bound, and not judged. The
 // first valid request answered with a status whose answer declares links is followed by each
 // link's request, once (links.ts), judged as its target's. Then each resource the document
 // describes is followed through a chain of requests, create to delete (sequences.ts), and each
-// other operation (and each chain's create) whose path or body names what a create makes is sent
-// with that made first, unless only safe operations are sent. It knows nothing of HTTP: a
+// other operation (and each chain's create) whose body names what a create makes, or whose path
+// does where that could not be made first for it, is sent with that made first; no create is sent
+// where only safe operations are. It knows nothing of HTTP: a
 // transport sends (http.ts over the network; the tests' inject()).
 
 /** Sends a request, and answers what came back; throws when nothing did (a refused connection, a timeout: the service's failure), or a VerifierLimit (checks.ts). */
@@ -147,10 +150,24 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     }
   }
 
+  // The resources the document describes (routes/resources.ts), where their creates may be sent.
+  const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => creatorOf(r) !== undefined && r.operations.read !== undefined)
+  const chainsOf = (owner: OperationResult) => sequences(doc, validators, followed, (route) => targetOf(route).plan, (route) => targetOf(route).judged, async (request) => {
+    chains.requests++
+    return await exchange(request, owner)
+  }, checks, settings.seed)
+  const chains = { resources: 0, requests: 0 }
+  // The operations whose requests named what was made first for them.
+  const madeFor = new Set<RouteSpec>()
+
   const verifyOperation = async (route: RouteSpec): Promise<OperationResult> => {
     const result: OperationResult = { method: route.method, path: route.path, operationId: route.operationId, requests: 0, violations: [], notes: [], sent: [] }
     const judged = judge(doc, route, validators, checks)
-    const plan = planner(doc, route, validators, settings.credentials ?? {})
+    // What its path names made first (the shelf of POST /shelves/{shelfId}/books), so that its
+    // requests reach what the service does with them, not its 404 for a shelf that is not there.
+    const first = followed.length === 0 ? undefined : await chainsOf(result).pathMadeFirst(route)
+    if (first !== undefined && Object.keys(first.path).length > 0) madeFor.add(route)
+    const plan = planner(doc, route, validators, settings.credentials ?? {}, first?.path)
     /** Sends a case and judges its answer (by a link's target's judge, after `from`): its violations; undefined when nothing was sent. */
     const run = async (sent: Case, judgedBy = judged, from?: LinkedFrom): Promise<Violation[] | undefined> => {
       const answer = await exchange(sent.request, result)
@@ -173,20 +190,29 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
         const distinct = `${violation.check} ${violation.status} ${violation.detail.replace(SOURCE_NAMED, '')}`
         const at = kept.get(distinct)
         if (at !== undefined && shrunk !== true) continue
-        const entry = { ...violation, request: sent.request, secrets: sent.secrets, source: sent.source, ...(sent.fault !== undefined && { fault: sent.fault }), ...(shrunk !== undefined && { shrunk }) }
+        const entry = {
+          ...violation,
+          request: sent.request,
+          secrets: sent.secrets,
+          source: sent.source,
+          ...(sent.fault !== undefined && { fault: sent.fault }),
+          ...(shrunk !== undefined && { shrunk }),
+          // Where what it names was made first, the requests that made it: the request alone names what is not there.
+          ...(first !== undefined && first.sent.length > 0 && { steps: [...first.sent, { step: 'request' as const, route, request: sent.request, secrets: sent.secrets, status: violation.status }] })
+        }
         if (at === undefined) kept.set(distinct, result.violations.push(entry) - 1)
         else result.violations[at] = entry
       }
     }
     // Each link of the operation's answers followed once, from the first valid request answered with its status.
-    const followed = new Set<string>()
+    const linksFollowed = new Set<string>()
     const follow = async (sent: Case, answer: Answer): Promise<void> => {
       const { links, unfollowable } = linksOf(route, answer.status, chosen)
       for (const note of unfollowable) if (!result.notes.includes(note)) result.notes.push(note)
       for (const link of links) {
         const key = `${answer.status} ${link.name}`
-        if (followed.has(key)) continue
-        followed.add(key)
+        if (linksFollowed.has(key)) continue
+        linksFollowed.add(key)
         const { plan: targetPlan, judged: targetJudged } = targetOf(link.target)
         const context = { request: sent.request, parameters: plan.parameters, values: sent.values, answer, baseUrl: settings.baseUrl ?? 'http://localhost' }
         let linked: Case | Error
@@ -283,18 +309,12 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   await Promise.all(Array.from({ length: Math.max(1, settings.concurrency) }, worker))
 
   // Each resource in a chain of requests, one after another, within the same bounds; its violations the operation's that did wrong.
-  const chains = { resources: 0, requests: 0 }
   const resultOf = new Map(chosen.map((route, i) => [route, results[i]]))
-  const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => creatorOf(r) !== undefined && r.operations.read !== undefined)
-  let owner: OperationResult | undefined
-  const chained = sequences(doc, validators, followed, (route) => targetOf(route).plan, (route) => targetOf(route).judged, async (request) => {
-    chains.requests++
-    return await exchange(request, owner!)
-  }, checks, settings.seed)
   for (const resource of followed) {
     if (!budgetLeft()) break
     // Its requests counted as its create's (a PUT's, where that makes its items).
-    owner = resultOf.get(creatorOf(resource)!)!
+    const owner = resultOf.get(creatorOf(resource)!)!
+    const chained = chainsOf(owner)
     const ran = await chained.run(resource, chainOf(resource))
     if (ran === undefined) break
     chains.resources++
@@ -321,9 +341,10 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   const creates = new Set(followed.map(creatorOf))
   const inChains = new Set(followed.flatMap((resource) => Object.values(resource.operations)))
   for (const route of chosen) {
-    if ((inChains.has(route) && !creates.has(route)) || !chained.refersTo(route)) continue
     if (!budgetLeft()) break
-    owner = resultOf.get(route)!
+    const owner = resultOf.get(route)!
+    const chained = chainsOf(owner)
+    if ((inChains.has(route) && !creates.has(route)) || !chained.refersTo(route, madeFor.has(route))) continue
     const ran = await chained.referring(route, targetOf(route).judged)
     if (ran === undefined) break
     if ('note' in ran) {
