@@ -117,6 +117,29 @@ t.test('an item created by PUT with its key in the path; nested collections, eac
   t.same((await app.inject({ url: '/customers/ann/addresses' })).json(), [home])
 })
 
+t.test('keys of a pattern of their own, drawn from it; a property named as a parent\'s path parameter, that parent\'s', async (t) => {
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+  const book = { type: 'object', required: ['id', 'shelfId', 'title'], properties: { id: { type: 'string', readOnly: true }, shelfId: { type: 'integer', readOnly: true }, title: { type: 'string' } } }
+  const shelfId = { name: 'shelfId', in: 'path', required: true, schema: { type: 'integer' } }
+  const library = {
+    openapi: '3.1.0',
+    info: { title: 'Library', version: '1.0.0' },
+    paths: {
+      '/shelves/{shelfId}/books': { parameters: [shelfId], post: { operationId: 'addBook', requestBody: { required: true, ...json(book) }, responses: { 201: { description: 'added', ...json(book) } } } },
+      '/shelves/{shelfId}/books/{bookId}': {
+        parameters: [shelfId, { name: 'bookId', in: 'path', required: true, schema: { type: 'string', pattern: '^bk_[a-z0-9]{8}$' } }],
+        get: { operationId: 'getBook', responses: { 200: { description: 'the book', ...json(book) }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: library }, 'library.json')
+  t.teardown(() => app.close())
+  const made = await Promise.all(['Dune', 'Emma'].map(async (title) => (await app.inject({ method: 'POST', url: '/shelves/7/books', payload: { title } })).json()))
+  t.match(made, [{ id: /^bk_[a-z0-9]{8}$/, shelfId: 7, title: 'Dune' }, { id: /^bk_[a-z0-9]{8}$/, shelfId: 7, title: 'Emma' }], 'each key of the path parameter\'s pattern, each book its shelf\'s')
+  t.not(made[0].id, made[1].id, 'two keys')
+  t.same((await app.inject({ url: `/shelves/7/books/${made[0].id}` })).json(), made[0], 'read back by that key')
+})
+
 t.test('answers chosen by what is asked: the response example of the same name as the request\'s; Prefer still wins', async (t) => {
   const { app } = await shopMock(t)
   const quote = (payload: object, headers = {}) => app.inject({ method: 'POST', url: '/quotes', payload, headers })

@@ -7,7 +7,7 @@ import { concreteType, kindOf } from '../requests/bodies.ts'
 import type { HandlerInput } from '../routes/register.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
-import { validSample } from '../schemas/samples.ts'
+import { matching, validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { itemIn, listIn, propertiesOf, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
@@ -51,7 +51,7 @@ export function mergePatch (target: unknown, patch: unknown): unknown {
 }
 
 /** Whether a key made up is valid as the item's property and, spelled in the path, as its parameter. */
-function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[] } {
+function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[], patterns: string[] } {
   const property = derefSchema(doc, propertiesOf(doc, resource.schema)[resource.property]) ?? {}
   const parameter = derefSchema(doc, Object.values(resource.operations).flatMap((route) => route.parameters).find((p) => p.in === 'path' && p.name === resource.parameter)?.schema) ?? {}
   const byProperty = validators.response(property)
@@ -59,7 +59,8 @@ function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validat
   const numeric = [parameter.type].flat().some((type) => type === 'integer' || type === 'number')
   const byParameter = numeric ? validators.response(parameter) : validators.text(parameter)
   const inPath = (key: unknown) => (typeof key === 'string' || typeof key === 'number') && (numeric ? String(key).trim() !== '' && byParameter(Number(key)) : byParameter(String(key)))
-  return { check: (key) => byProperty(key) && inPath(key), inPath, schema: property, enums: [...property.enum ?? [], ...parameter.enum ?? []] }
+  const patterns = [property.pattern, parameter.pattern].filter((pattern): pattern is string => typeof pattern === 'string')
+  return { check: (key) => byProperty(key) && inPath(key), inPath, schema: property, enums: [...property.enum ?? [], ...parameter.enum ?? []], patterns }
 }
 
 export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: State, validators: Validators, tools: Tools): (route: RouteSpec) => Handler | undefined {
@@ -100,9 +101,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     return { scope, items: state.collection(scope, seed(resource)) }
   }
 
-  /** A key for a new item, valid as its property and as the path's parameter: the next number, or a UUID, or a sample. */
+  /** A key for a new item, valid as its property and as the path's parameter: the next number, or a UUID, or one drawn from its pattern, or a sample. */
   const newKey = (resource: Resource, items: Map<string, Item>): unknown => {
-    const { check, schema, enums } = keyOf(resource)
+    const { check, schema, enums, patterns } = keyOf(resource)
     for (const value of enums) if (!items.has(String(value)) && check(value)) return value
     const types = [schema.type].flat()
     if (types.includes('integer') || types.includes('number')) {
@@ -113,6 +114,13 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     for (let n = items.size + 1; n <= items.size + 100; n++) if (!items.has(String(n)) && check(String(n))) return String(n)
     const uuid = randomUUID()
     if (check(uuid)) return uuid
+    // Keys of a pattern of their own (bk_[a-z0-9]{8}), as a server's own are.
+    for (const pattern of patterns) {
+      for (let i = 0; i < 5; i++) {
+        const made = matching(pattern, true)
+        if (made !== undefined && !items.has(made) && check(made)) return made
+      }
+    }
     for (let i = 0; i < 5; i++) {
       const made = validSample(doc, schema, schemaCheck(schema), { direction: 'response' })?.value
       if (made !== undefined && !items.has(String(made)) && check(made)) return made
@@ -141,6 +149,19 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (s.readOnly === true && kept !== undefined && name in kept) out[name] = kept[name]
       if (name in out || s.writeOnly === true || (s.readOnly !== true && !required.has(name) && s.default === undefined)) continue
       const value = filled(schema)
+      if (value !== undefined) out[name] = value
+    }
+    return out
+  }
+
+  /** The properties an item names its parents by, as their path parameters (a book's shelfId), where the client does not give them: the path's values, as their schemas take them. */
+  const parentsOf = (resource: Resource, params: Value, body: Value): Value => {
+    const properties = propertiesOf(doc, resource.schema)
+    const out: Value = {}
+    for (const name of resource.parents) {
+      const schema = derefSchema(doc, properties[name])
+      if (schema === undefined || (schema.readOnly !== true && name in body)) continue
+      const value = [params[name], String(params[name]), Number(params[name])].find((each) => schemaCheck(schema)(each))
       if (value !== undefined) out[name] = value
     }
     return out
@@ -206,7 +227,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const given = derefSchema(doc, propertiesOf(doc, resource.schema)[resource.property])?.readOnly === true || !keyOf(resource).inPath(body[resource.property]) ? undefined : body[resource.property]
       if (given !== undefined && items.has(String(given)) && route.responses.some((r) => r.status === '409')) throw new ItemConflictError(resource.name, String(given))
       const key = given ?? newKey(resource, items)
-      const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), [resource.property]: key })
+      const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), ...parentsOf(resource, params as Value, body), [resource.property]: key })
       const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''))
       return answer && withLocation(route, answer, `${concrete(route.path, params as Value)}/${encodeURIComponent(String(key))}`, headers.host)
     },
@@ -247,7 +268,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       // The path's value as the property takes it: a path's integer may be the item's string, or the other way.
       const { check } = keyOf(resource)
       const kept = [key, String(key), Number(key)].find((each) => check(each)) ?? key
-      const item = state.put(scope, items, String(key), { ...complete(resource, body, old?.value), [resource.property]: kept })
+      const item = state.put(scope, items, String(key), { ...complete(resource, body, old?.value), ...parentsOf(resource, params as Value, body), [resource.property]: kept })
       const created = old === undefined && route.responses.some((r) => r.status === '201')
       return itemAnswer(route, resource, item, String(headers.accept ?? ''), created ? 201 : undefined)
     },

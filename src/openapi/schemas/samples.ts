@@ -50,12 +50,15 @@ const FORMATS: Record<string, unknown> = {
 // A CommonJS module whose default export is the class.
 const RandExp = ((RandExpModule as unknown as { default?: typeof RandExpModule }).default ?? RandExpModule) as unknown as new (pattern: string) => { randInt: (from: number, to: number) => number, gen: () => string }
 
-/** The first string a pattern takes, each choice its first, each repeat its fewest; a brace that is no quantifier read as itself, as ECMAScript reads it. */
-function matching (pattern: string): string | undefined {
+/**
+ * A string a pattern takes: the first (each choice its first, each repeat its fewest), or one drawn
+ * at random (`drawn`); a brace that is no quantifier read as itself, as ECMAScript reads it.
+ */
+export function matching (pattern: string, drawn = false): string | undefined {
   for (const source of [pattern, pattern.replace(/\{(?!\d+(?:,\d*)?\})/g, '\\{').replace(/(?<!\{\d+(?:,\d*)?)\}/g, '\\}')]) {
     try {
       const generator = new RandExp(source)
-      generator.randInt = (from: number) => from
+      if (!drawn) generator.randInt = (from: number) => from
       return generator.gen()
     } catch {}
   }
