@@ -37,8 +37,8 @@ async function main (): Promise<number> {
   const enabled = checksOf(PROXY_CHECKS, values.checks, values['exclude-checks'])
   const timeoutMs = integer(values.timeout, '--timeout', 30) * 1000
 
-  const [{ ConfigError, loadConfig }, { loadDocument }, { modelOf }, { validatingProxy }, { summaryOf }, { junitOf }, { logDestination }, { default: pino }] = await Promise.all([
-    import('../config.ts'), import('../openapi/document/document.ts'), import('../openapi/document/upgrade.ts'), import('../openapi/proxy/validating-proxy.ts'),
+  const [{ ConfigError, loadConfig }, { loadDocument }, { modelOf }, { validatingProxy }, { basePaths }, { summaryOf }, { junitOf }, { logDestination }, { default: pino }] = await Promise.all([
+    import('../config.ts'), import('../openapi/document/document.ts'), import('../openapi/document/upgrade.ts'), import('../openapi/proxy/validating-proxy.ts'), import('../openapi/proxy/judge.ts'),
     import('../openapi/verify/report.ts'), import('../openapi/verify/junit.ts'), import('../ops/log-destination.ts'), import('pino')
   ])
   let config
@@ -70,7 +70,10 @@ async function main (): Promise<number> {
   const { port } = server.address() as { port: number }
   const listening = `http://${config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host}:${port}`
   const leftOut = refused.length === 0 ? '' : `${refused.length} operation(s) left out, named in the log\n`
-  process.stdout.write(`\nProxy for ${upstream}, judged by ${path}, listening on ${listening}\n${leftOut}\n`)
+  // An upstream given with the base path its clients send already would get it twice: said once, at start.
+  const prefix = new URL(upstream).pathname.replace(/\/+$/, '')
+  const twice = basePaths(document).includes(prefix) ? `Requests go to the upstream under its URL's path: a client's ${prefix}/… arrives there as ${prefix}${prefix}/…. If clients send the document's base path ${prefix}, give the upstream without it.\n` : ''
+  process.stdout.write(`\nProxy for ${upstream}, judged by ${path}, listening on ${listening}\n${leftOut}${twice}\n`)
 
   // A signal drains what is in flight (bounded), then says what was found.
   await new Promise<void>((resolve) => {

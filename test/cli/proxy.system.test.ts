@@ -54,3 +54,19 @@ t.test('in front of a service with a fault: logged at once, reported on SIGTERM,
   t.match(xml, /<testcase classname="pets\.json" name="POST \/pets \(addPet\)">\n {6}<skipped message="not reached by the traffic"\/>/, 'an operation the traffic did not reach: skipped')
   t.notMatch(output + readFileSync(report, 'utf8') + readFileSync(junit, 'utf8'), TOKEN, 'the token is in no output and no report')
 })
+
+t.test('an upstream given with the base path of the document\'s server: said at start, as clients that send it would have it twice', async (t) => {
+  const dir = t.testdir({ 'pets.json': JSON.stringify({ ...PETS, servers: [{ url: 'https://pets.example.com/v1' }] }) })
+  const script = nodeCommandOf(root, 'proxy')
+  const child = spawnGroup(process.execPath, [...script.args, 'pets.json', 'http://127.0.0.1:9/v1/'], { cwd: dir, env: { PATH: process.env.PATH, ...script.env, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stderr!.on('data', (chunk) => { output += chunk })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  await Promise.race([
+    new Promise<void>((resolve) => child.stdout!.on('data', (chunk) => { output += chunk; if (/listening on http:\S+\n/.test(output) && output.endsWith('\n\n')) resolve() })),
+    new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`listening within ${BOUND_MS} ms: ${logExcerpt('proxy', output)}`)), BOUND_MS).unref())
+  ])
+  t.match(output, "a client's /v1/… arrives there as /v1/v1/…. If clients send the document's base path /v1, give the upstream without it.")
+  child.kill('SIGTERM')
+  t.equal(await exited, 0, 'nothing seen, nothing found')
+})

@@ -130,16 +130,14 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
 }
 
 /**
- * A request's target as the document's paths read it: a client that speaks to the proxy as to
- * one of the document's servers (`https://api.example.com/v1`: as its HTTP proxy, or with the
- * proxy in that server's place) sends its paths under that server's base path (`/v1/pets/1`),
- * which the document's paths leave out. A base path that some path of the document begins with
- * is taken as part of it.
+ * The base paths of the document's servers (`/v1` of `https://api.example.com/v1`, each variable at
+ * its default), longest first; not one that some path of the document begins with, which is taken
+ * as part of that path.
  */
-function documentTarget (document: OpenApiDocument): (target: string) => string {
+export function basePaths (document: OpenApiDocument): string[] {
   const paths = Object.keys(document.paths ?? {})
   const servers: Array<{ url?: unknown, variables?: Record<string, { default?: unknown }> }> = Array.isArray(document.servers) ? document.servers : []
-  const bases = [...new Set(servers.flatMap((server): string[] => {
+  return [...new Set(servers.flatMap((server): string[] => {
     // Each variable at its default, as the document's clients first see it.
     const url = String(server.url ?? '').replace(/\{([^}]*)\}/g, (_whole, name: string) => String(server.variables?.[name]?.default ?? ''))
     try {
@@ -149,6 +147,15 @@ function documentTarget (document: OpenApiDocument): (target: string) => string 
     }
   }))].filter((base) => base !== '' && !paths.some((path) => path === base || path.startsWith(`${base}/`)))
     .sort((a, b) => b.length - a.length)
+}
+
+/**
+ * A request's target as the document's paths read it: a client that speaks to the proxy as to
+ * one of the document's servers (as its HTTP proxy, or with the proxy in that server's place)
+ * sends its paths under that server's base path (`/v1/pets/1`), which the document's paths leave out.
+ */
+function documentTarget (document: OpenApiDocument): (target: string) => string {
+  const bases = basePaths(document)
   return (target) => {
     const base = bases.find((base) => target.startsWith(base) && /^([/?]|$)/.test(target.slice(base.length)))
     if (base === undefined) return target
