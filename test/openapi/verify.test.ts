@@ -351,6 +351,30 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
   t.equal(body.tags.length, 1, 'and nothing else at its highest')
 })
 
+t.test('a list parameter\'s items past their bounds: an enum of statuses to filter by, its first item not one of them', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  const filtered = {
+    openapi: '3.1.0',
+    info: { title: 'Orders', version: '1.0.0' },
+    paths: { '/orders': { get: { parameters: [{ name: 'status', in: 'query', schema: { type: 'array', items: { type: 'string', enum: ['open', 'shipped'] } } }], responses: { 200: { description: 'the orders' }, 400: { description: 'bad' } } } } }
+  }
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(filtered) }, 'orders.json')
+  t.teardown(() => app.close())
+  const mocked = await verify(document, injectTransport(app), { seed: 1, generated: 0 })
+  t.same(mocked.operations[0].violations, [], 'the mock refuses it')
+  t.match(mocked.operations[0].sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${s.request.path} ${s.status}`), [/^status\[0\] enum \/orders\?status=not-one-of-its-values 400$/], 'sent, named by its place')
+  // A service that filters by what it knows and ignores the rest takes it.
+  const lenient = createServer((_req, res) => { res.writeHead(200).end() })
+  await new Promise<void>((resolve) => lenient.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => lenient.close(resolve)))
+  const http = httpTransport(`http://127.0.0.1:${(lenient.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  const found = (await verify(structuredClone(filtered) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations
+  t.same(found.map((v) => v.detail), ['an invalid request (parameter out of its bounds, status[0] enum) accepted with 200'])
+})
+
 t.test('credentials that are not the ones given: each scheme\'s stand-in, the user\'s other headers kept; none where nothing of the user\'s would be left out', async (t) => {
   const { wrongCredentialsFor } = await import('../../src/openapi/verify/credentials.ts')
   const document = structuredClone(PETS) as any

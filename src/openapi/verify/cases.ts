@@ -247,7 +247,17 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const record = objectBody(values)
     const whole = record === undefined ? [] : [{ at: [], named: 'body', fits: () => true, schema: values.media!.schema, edges: { beyond: edgesOf(doc, values.media!.schema, record).beyond.filter(({ breaks }) => !breaks.startsWith('required')) } }]
     return [
-      ...boundedParameters(values).map((i) => ({ at: i, named: parameters[i].name, fits: (value: unknown) => sendable(parameters[i], value), schema: parameters[i].schema, edges: edgesOf(doc, parameters[i].schema, values.parameters[i]) })),
+      ...boundedParameters(values).flatMap((i) => {
+        const { name, schema } = parameters[i]
+        const value = values.parameters[i]
+        const fits = (value: unknown): boolean => sendable(parameters[i], value)
+        const own = { at: i, named: name, fits, schema, edges: edgesOf(doc, schema, value) }
+        // A list's items have bounds of their own (an enum of statuses to filter by): past them, its first.
+        const items = Array.isArray(value) && value.length > 0 ? derefSchema(doc, schema)?.items : undefined
+        if (items === null || typeof items !== 'object') return [own]
+        const beyond = edgesOf(doc, items, (value as unknown[])[0]).beyond.map((edge) => ({ ...edge, value: [edge.value, ...(value as unknown[]).slice(1)] }))
+        return [own, { at: i, named: `${name}[0]`, fits, schema, edges: { beyond } }]
+      }),
       ...whole,
       ...bodyPlaces(values).map(({ path, schema, value }) => ({ at: path, named: nameOf(path), fits: () => true, schema, edges: edgesOf(doc, schema, value) }))
     ]
