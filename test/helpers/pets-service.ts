@@ -63,6 +63,7 @@ export const FAULTS = {
   'an undeclared status': 'status_code_conformance',
   'an undeclared Content-Type': 'content_type_conformance',
   'a 5xx': 'not_a_server_error',
+  'a pet without its optional tag answered 500': 'not_a_server_error',
   'the connection cut on a name not in ASCII': 'not_a_server_error',
   'a required header missing': 'response_headers_conformance',
   'an invalid body accepted with 2xx': 'negative_data_rejection',
@@ -113,6 +114,7 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
         req.socket.destroy()
         return
       }
+      if (fault === 'a pet without its optional tag answered 500' && body.tag === undefined && body.secret === undefined) return answer(res, 500, { message: 'tag.trim is not a function' })
       if (fault === 'a valid name refused past three characters' && body.name.length > 3) return answer(res, 400, { message: 'names are short here' })
       if (fault === 'a name at its maxLength refused' && body.name.length >= 40) return answer(res, 400, { message: 'names are under 40 characters' })
       const id = stored.size + 1

@@ -146,16 +146,16 @@ function withoutExamples (node: unknown): unknown {
 /**
  * A value of `schema` that `validate` passes, else the sampler's first, not valid. `direction`
  * says which properties to leave out: a request's readOnly ones, an answer's writeOnly ones. XML
- * is the sampler's, unchecked.
+ * is the sampler's, unchecked. `minimal`: of its required properties alone.
  */
-export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefined, validate: ValidateFunction, { direction, xml = false }: { direction: 'request' | 'response', xml?: boolean }): Sample | undefined {
+export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefined, validate: ValidateFunction, { direction, xml = false, minimal = false }: { direction: 'request' | 'response', xml?: boolean, minimal?: boolean }): Sample | undefined {
   const skip = direction === 'request' ? { skipReadOnly: true } : { skipWriteOnly: true }
   let first: unknown
   let bare: JsonSchema | undefined
   // A oneOf or anyOf the sampler takes the first branch of, which may match others too: each branch in turn, last.
   const root = derefSchema(doc, schema)
   const branches: unknown[] = root?.oneOf ?? root?.anyOf ?? []
-  const attempts = [[false, false], [false, true], [true, false], [true, true], ...branches.map((_branch, i) => [false, false, i])] as Array<[boolean, boolean, number?]>
+  const attempts = (minimal ? [[false, true], [true, true]] : [[false, false], [false, true], [true, false], [true, true], ...branches.map((_branch, i) => [false, false, i])]) as Array<[boolean, boolean, number?]>
   for (const [stripped, skipNonRequired, branch] of attempts) {
     try {
       if (stripped) bare ??= withoutExamples(standaloneSchema(doc, schema ?? {}, 'serialize')) as JsonSchema

@@ -31,7 +31,7 @@ export type Fault = 'body without a required property' | 'body property of the w
   'undeclared media type' | 'no credentials' | 'wrong credentials'
 
 /** Where a valid request's values come from: a link's are given by an earlier answer (links.ts), the rest are samples; the proxy's, a client's live traffic. */
-export const SOURCES = ['example', 'sample', 'bounds', 'generated', 'link', 'sequence', 'traffic'] as const
+export const SOURCES = ['example', 'sample', 'minimal', 'bounds', 'generated', 'link', 'sequence', 'traffic'] as const
 export type Source = typeof SOURCES[number]
 
 export interface Case {
@@ -133,6 +133,11 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     media: m,
     body: m === undefined ? undefined : sampleOf(m.schema)
   })
+  /** A body of `m` of its required properties alone, where one is valid as the engine reads it. */
+  const minimalBody = (m: MediaSpec): unknown => {
+    const made = validSample(doc, m.schema, validatorOf(m.schema!), { direction: 'request', minimal: true })
+    return made?.valid === true && bodyValid(m, made.value) ? made.value : undefined
+  }
   const firstValid = (object: { object: Record<string, any>, schema?: object }): { value: unknown } | undefined => {
     const example = examplesOf(doc, object).find(({ value }) => valid(object.schema, value))
     return example === undefined ? undefined : { value: example.value }
@@ -293,6 +298,17 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       if (engineRefuses(sent.request, example) === undefined) cases.push(sent)
     }
     cases.push(sample)
+    // The sample with what is required alone (no optional parameter; a body of its required
+    // properties): a service that fails without what a client need not send is a common fault.
+    const minimal: Values = {
+      ...base,
+      parameters: base.parameters.map((value, i) => parameters[i].required || pinnedAt.has(i) ? value : undefined),
+      ...(preferred?.schema !== undefined && { body: minimalBody(preferred) ?? base.body })
+    }
+    if (!isDeepStrictEqual(minimal, base)) {
+      const sent = validCase(minimal, 'minimal')
+      if (!(sent instanceof Error)) cases.push(sent)
+    }
     for (const end of ['lowest', 'highest'] as const) {
       const changes = atEdges(base, end)
       const sent = changes.length === 0 ? undefined : validCase(changed(base, changes), 'bounds')
