@@ -5,6 +5,7 @@ import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { junitOf } from '../../src/openapi/verify/junit.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
+import { answer, serveText } from '../helpers/hand-served.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
 import { GADGET_FAULTS, SEQUENCE_FAULTS, startThings, THINGS, type GadgetFault, type SequenceFault, type ThingsFault } from '../helpers/things-service.ts'
 
@@ -67,6 +68,56 @@ t.test('a book without its title taken, on a shelf whose id no sample names: fou
   const missing = found.filter((v) => v.check === 'negative_data_rejection' && /body without a required property/.test(v.detail))
   t.same(missing.map((v) => `${v.operation} ${v.detail}`), ['POST /shelves/{shelfId}/books an invalid request (body without a required property) accepted with 201'], `once: ${JSON.stringify(found.map((v) => v.detail))}`)
   t.match(missing[0]?.steps?.map((s) => `${s.step}: ${s.request} → ${s.status}`), ['create: POST /shelves → 201', /^request: POST \/shelves\/1000\d{3}\/books → 201$/], 'the shelf made, then the book on it')
+})
+
+t.test('a PUT that merges what it is sent into what was there: read_after_write, shrunk to create, replace, read; one that replaces: nothing', async (t) => {
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+  const fields = { title: { type: 'string', minLength: 1 }, body: { type: 'string' } }
+  const note = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', readOnly: true }, ...fields } }
+  const NOTES = {
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1.0.0' },
+    paths: {
+      '/notes': { post: { operationId: 'addNote', requestBody: { required: true, ...json({ type: 'object', required: ['title'], properties: fields }) }, responses: { 201: { description: 'added', ...json(note) }, 400: { description: 'bad' } } } },
+      '/notes/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        get: { operationId: 'getNote', responses: { 200: { description: 'the note', ...json(note) }, 404: { description: 'none' } } },
+        put: { operationId: 'replaceNote', requestBody: { required: true, ...json({ type: 'object', required: ['title'], properties: fields }) }, responses: { 200: { description: 'replaced', ...json(note) }, 400: { description: 'bad' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  for (const merges of [false, true]) {
+    const notes = new Map<string, Record<string, unknown>>()
+    let next = 1
+    const url = await serveText(t, (req, res, text) => {
+      if (text !== '' && req.headers['content-type'] !== 'application/json') return answer(res, 415)
+      const body = text === '' ? undefined : JSON.parse(text)
+      const id = /^\/notes\/(\d+)$/.exec(req.url!)?.[1]
+      if (req.method === 'POST' && req.url === '/notes') {
+        if (typeof body?.title !== 'string' || body.title === '') return answer(res, 400)
+        const made = { id: next++, title: body.title, ...(typeof body.body === 'string' && { body: body.body }) }
+        notes.set(String(made.id), made)
+        return answer(res, 201, made)
+      }
+      const there = id === undefined ? undefined : notes.get(id)
+      if (there === undefined) return answer(res, 404)
+      if (req.method === 'GET') return answer(res, 200, there)
+      if (typeof body?.title !== 'string' || body.title === '') return answer(res, 400)
+      const replaced = { ...(merges ? there : {}), id: there.id, title: body.title, ...(typeof body.body === 'string' && { body: body.body }) }
+      notes.set(id!, replaced)
+      answer(res, 200, replaced)
+    })
+    const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+    t.teardown(http.close)
+    const found = (await verify(structuredClone(NOTES), http.send, { seed: 7 })).operations.flatMap((o) => o.violations)
+    if (!merges) {
+      t.same(found.map((v) => v.detail), [], 'a PUT that replaces: nothing found')
+      continue
+    }
+    t.same(found.map((v) => v.check), ['read_after_write'], 'a PUT that merges: found, once')
+    t.match(found[0]?.detail, /^PUT \/notes\/\{id\} replaced it without what the read still answers as before, as if merged: body: left out, read "/)
+    t.same(found[0]?.steps?.map((s) => s.step), ['create', 'replace', 'read'], 'shrunk to create, replace, read')
+  }
 })
 
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {

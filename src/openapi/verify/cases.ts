@@ -424,7 +424,7 @@ function withValueAt (value: unknown, path: Array<string | number>, replacement:
 const nameOf = (path: Array<string | number>): string => path.reduce<string>((name, key) => typeof key === 'number' ? `${name}[${key}]` : name === '' ? key : `${name}.${key}`, '')
 
 /** The required properties of an object schema, through $refs and allOf, each with its schema; readOnly ones left out (a client does not send them). */
-function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
+export function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
   const out = new Map<string, unknown>()
   const resolved = derefSchema(doc, schema)
   if (resolved === null || typeof resolved !== 'object') return out

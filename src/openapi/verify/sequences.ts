@@ -6,7 +6,7 @@ import { itemIn, propertiesOf, successJson, valueIn, type Resource } from '../ro
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { Unbuildable, type Case, type Planner } from './cases.ts'
+import { requiredOf, Unbuildable, type Case, type Planner } from './cases.ts'
 import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
 import type { HttpRequest } from './spelling.ts'
 
@@ -68,6 +68,24 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
 }
 
 /**
+ * What a replace left out that a read still answers as it was before: each property the read
+ * declares and does not require (one it requires, the server must give some value), neither the
+ * server's (readOnly, a default, the key) nor of a value a server might give on its own (a number,
+ * a boolean, one of an enum), that the read holds as the earlier write did. PUT replaces what is
+ * there (RFC 9110, 9.3.4): one that merges keeps it.
+ */
+export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string, leftOut: Record<string, unknown>, read: unknown): string[] {
+  const declared = propertiesOf(doc, schema)
+  const required = requiredOf(doc, schema)
+  const distinctive = (value: unknown): boolean => (typeof value === 'string' && value !== '') || (Array.isArray(value) && value.length > 0) || (isObject(value) && Object.keys(value).length > 0)
+  return Object.entries(leftOut).filter(([name, value]) => {
+    const property = derefSchema(doc, declared[name])
+    return name !== key && property !== undefined && !required.has(name) && property.readOnly !== true && property.writeOnly !== true && property.default === undefined &&
+      property.enum === undefined && property.const === undefined && distinctive(value) && isDeepStrictEqual((read as any)?.[name], value)
+  }).map(([name, value]) => `${name}: left out, read ${JSON.stringify(value)?.slice(0, 60)}`)
+}
+
+/**
  * What makes a resource's items: its create (POST /orders); else its replace, which makes an item
  * under the key the client puts in its path (PUT /gadgets/{sku}), as the mock's does.
  */
@@ -119,8 +137,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (withBody) {
       try {
         const drawn = plan.generated()
+        const fixed = plan.fixed().filter((c) => c.kind === 'valid')
         const bodies = [
-          ...plan.fixed().filter((c) => c.kind === 'valid').map((c) => c.values.body),
+          ...fixed.map((c) => c.values.body),
           ...drawn === undefined ? [] : fc.sample(drawn.values, { seed, numRuns: 20 }).map((values) => drawn.request(values)?.values.body).filter((value) => value !== undefined)
         ]
         const changes = (value: unknown) => !isObject(current) || !isObject(value) || Object.entries(value).some(([name, inner]) => !isDeepStrictEqual(current[name], inner))
@@ -134,6 +153,14 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
             const one = plan.linked({ parameters: given, body: { value: { [name]: value, ...keys } } })
             if (!(one instanceof Error)) return one
           }
+        }
+        // A replace of the required properties alone, where that still changes something: what it
+        // leaves out of what is there, a replace takes away (keptThrough).
+        const required = fixed.find((c) => c.source === 'minimal')?.values.body
+        if (!partial && isObject(current) && isObject(chosen) && isObject(required)) {
+          const trimmed = { ...Object.fromEntries(Object.entries(chosen).filter(([name]) => name in required)), ...keys }
+          const one = Object.keys(trimmed).length < Object.keys({ ...chosen, ...keys }).length && changes(trimmed) ? plan.linked({ parameters: given, body: { value: trimmed } }) : undefined
+          if (one !== undefined && !(one instanceof Error)) return one
         }
         if (bodies.length > 0) body = { value: isObject(chosen) ? { ...chosen, ...keys } : chosen }
       } catch (err) {
@@ -229,7 +256,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (keys === undefined) return undefined
     sent.push(...keys.sent)
     let key: unknown
-    let written: { body: unknown, by: RouteSpec } | undefined
+    // What a read answers next, and what the last replace left out of what was there before it.
+    let written: { body: unknown, by: RouteSpec, leftOut?: Record<string, unknown> } | undefined
     let deleted = false
     for (const [index, step] of steps.entries()) {
       const route = step === 'create' || step === 'create again' ? creator : resource.operations[step]!
@@ -279,15 +307,26 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         }
         if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, creator) ?? stop(`read: answered ${answer.status}`)
         if (!ok(answer)) return stop(`read: answered ${answer.status}`)
-        const differs = unwritten(doc, validators, readSchema(resource), resource.property, written?.body, itemOf(resource, answer))
+        const item = itemOf(resource, answer)
+        const differs = unwritten(doc, validators, readSchema(resource), resource.property, written?.body, item)
         const found = differs.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} wrote what the read does not answer: ${differs.join('; ')}`, written!.by) : undefined
         if (found !== undefined) return found
+        const kept = keptThrough(doc, readSchema(resource), resource.property, written?.leftOut ?? {}, item)
+        const merged = kept.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} replaced it without what the read still answers as before, as if merged: ${kept.join('; ')}`, written!.by) : undefined
+        if (merged !== undefined) return merged
         continue
       }
       if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
       if (step === 'delete') deleted = true
-      // What a read answers next: a patch's properties over what was there; a replace's whole body.
-      else written = { body: step === 'patch' && isObject(made.values.body) && isObject(written?.body) ? { ...written.body, ...made.values.body } : made.values.body, by: route }
+      // What a read answers next: a patch's properties over what was there; a replace's whole body,
+      // and what it left out of what was there (a replace takes it away).
+      else {
+        const body = made.values.body
+        const before = written?.body
+        written = step === 'patch' && isObject(body) && isObject(before)
+          ? { body: { ...before, ...body }, by: route }
+          : { body, by: route, ...(step === 'replace' && isObject(body) && isObject(before) && { leftOut: Object.fromEntries(Object.entries(before).filter(([name]) => !(name in body))) }) }
+      }
     }
     return { answers, sent, key, steps, path }
   }
