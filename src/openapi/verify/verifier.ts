@@ -150,13 +150,14 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     }
   }
 
-  // The resources the document describes (routes/resources.ts), where their creates may be sent.
+  // The resources the document describes (routes/resources.ts), where their creates may be sent;
+  // their chains and what they make first, each request counted as the operation's it is for.
   const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => creatorOf(r) !== undefined && r.operations.read !== undefined)
+  const chains = { resources: 0, requests: 0 }
   const chainsOf = (owner: OperationResult) => sequences(doc, validators, followed, (route) => targetOf(route).plan, (route) => targetOf(route).judged, async (request) => {
     chains.requests++
     return await exchange(request, owner)
   }, checks, settings.seed)
-  const chains = { resources: 0, requests: 0 }
   // The operations whose requests named what was made first for them.
   const madeFor = new Set<RouteSpec>()
 
@@ -322,7 +323,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     // The chain's violation, and its answers' that their operations do not have already (a read's 200 is often judged only here).
     const failing = [
       ...ran.violation === undefined ? [] : [{ violation: ran.violation, steps: ran.steps }],
-      ...ran.answers.filter((v) => !(resultOf.get(v.route) ?? owner!).violations.some((found) => found.check === v.check && found.status === v.status)).map((v) => ({ violation: v, steps: v.chain }))
+      ...ran.answers.filter((v) => !(resultOf.get(v.route) ?? owner).violations.some((found) => found.check === v.check && found.status === v.status)).map((v) => ({ violation: v, steps: v.chain }))
     ]
     for (const found of failing) {
       const { check, status, detail, steps, route } = await chained.shrink(resource, found.violation, found.steps, { left: settings.shrinkRequests })
