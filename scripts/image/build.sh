@@ -25,7 +25,7 @@ source=$(node -p "require('./package.json').repository?.url ?? 'plant-store'")
 out=$root/dist/image
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$out" "$stage/src" "$stage/context/app" "$stage/context/compile-cache" "$stage/context/app-data"
+mkdir -p "$out" "$stage/src" "$stage/sbom-tool" "$stage/context/app" "$stage/context/compile-cache" "$stage/context/app-data"
 started=$SECONDS
 
 # The app, as npm start runs it: built, then only the production dependencies.
@@ -39,9 +39,13 @@ git archive HEAD | tar -x -C "$stage/src"
   # then two builds of one commit differ; no package needs an empty folder.
   find node_modules -depth -type d -empty -delete
 ) >&2
-# CycloneDX's own npm tool (npm sbom refuses a tree with a peer range it calls invalid, as
-# @opentelemetry/core's of @opentelemetry/api is), reproducible: no serial number, no time.
-"$root/node_modules/.bin/cyclonedx-npm" --omit dev --omit optional --ignore-npm-errors --output-reproducible \
+# CycloneDX's own npm tool (npm sbom refuses a pruned tree, and reads a lockfile alone short of
+# its production packages), reproducible: no serial number, no time. It has a lockfile of its own,
+# installed without its optional XML validator: libxmljs2, a native addon compiled from source at
+# each install (a minute of CPU, in each of CI's installs), for XML never written here.
+cp scripts/image/sbom-tool/package.json scripts/image/sbom-tool/package-lock.json "$stage/sbom-tool/"
+npm ci --prefix "$stage/sbom-tool" --omit=optional --no-audit --no-fund --loglevel=error >&2
+"$stage/sbom-tool/node_modules/.bin/cyclonedx-npm" --omit dev --omit optional --ignore-npm-errors --output-reproducible \
   --output-format JSON --output-file "$stage/npm-sbom.json" "$stage/src/package.json" 2>/dev/null
 # better-sqlite3 ships SQLite's source and a binary for every platform: only this one's is run.
 sqlite=$stage/src/node_modules/better-sqlite3
