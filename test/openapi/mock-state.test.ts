@@ -329,6 +329,28 @@ t.test('an example named default pairs nothing: converters give that name to lon
   t.same((await app.inject({ url: '/rates/JPY' })).json(), { rate: 151.3 }, 'a name that pairs still does')
 })
 
+t.test('what a part of an allOf requires, another declaring it, is kept as what the part itself requires is: a time, the time it was made', async (t) => {
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+  // A read schema made of the write schema and a part that requires what the server sets, as many descriptions compose theirs.
+  const task = { allOf: [{ $ref: '#/components/schemas/NewTask' }, { required: ['id', 'status', 'updated'], properties: { id: { type: 'integer', readOnly: true } } }] }
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Tasks', version: '1.0.0' },
+    components: { schemas: { NewTask: { type: 'object', required: ['title'], properties: { title: { type: 'string' }, status: { type: 'string', enum: ['open', 'done'] }, updated: { type: 'string', format: 'date-time' } } } } },
+    paths: {
+      '/tasks': { post: { operationId: 'addTask', requestBody: { required: true, ...json({ $ref: '#/components/schemas/NewTask' }) }, responses: { 201: { description: 'added', ...json(task) } } } },
+      '/tasks/{id}': { get: { operationId: 'getTask', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'the task', ...json(task) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'tasks.json')
+  t.teardown(() => app.close())
+  const made = await app.inject({ method: 'POST', url: '/tasks', payload: { title: 'water the fern' } })
+  t.equal(made.statusCode, 201)
+  t.match(made.json(), { id: Number, title: 'water the fern', status: 'open' }, 'the status a part requires, filled')
+  t.ok(Math.abs(Date.parse(made.json().updated) - Date.now()) < 60_000, `updated when it was made, not a sample's time (${made.json().updated})`)
+  t.same((await app.inject({ url: `/tasks/${made.json().id}` })).json(), made.json(), 'read back')
+})
+
 t.test('a create that takes no body makes an item of the server\'s values alone', async (t) => {
   const document = structuredClone(shop) as any
   document.paths['/tokens'] = { post: { responses: { 201: { description: 'made', content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } } } } } }

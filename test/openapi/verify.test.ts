@@ -375,6 +375,38 @@ t.test('a list parameter\'s items past their bounds: an enum of statuses to filt
   t.same(found.map((v) => v.detail), ['an invalid request (parameter out of its bounds, status[0] enum) accepted with 200'])
 })
 
+t.test('a body composed with allOf, one part requiring what another declares: sent without it, and with it of the wrong type', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  const composed = {
+    openapi: '3.0.3',
+    info: { title: 'Tasks', version: '1.0.0' },
+    components: { schemas: { Due: { type: 'object', properties: { day: { type: 'string' } } }, Named: { type: 'object', properties: { title: { type: 'string' }, due: { $ref: '#/components/schemas/Due' } } } } },
+    paths: {
+      '/tasks': {
+        post: {
+          requestBody: { required: true, content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Named' }, { required: ['title', 'due'], properties: { due: { allOf: [{ $ref: '#/components/schemas/Due' }, { required: ['day'] }] } } }] } } } },
+          responses: { 201: { description: 'made' }, 400: { description: 'bad' } }
+        }
+      }
+    }
+  }
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(composed) }, 'tasks.json')
+  t.teardown(() => app.close())
+  const mocked = await verify(document, injectTransport(app), { seed: 1, generated: 0 })
+  t.same(mocked.operations[0].violations, [], 'the mock refuses each')
+  t.same(mocked.operations[0].sent.filter((s) => s.status === 400).map((s) => s.breaks ?? s.fault), ['body without a required property', 'body property of the wrong type', 'due required (day)'], 'each sent')
+  // A service that takes any JSON takes them.
+  const lenient = createServer((_req, res) => { res.writeHead(201).end() })
+  await new Promise<void>((resolve) => lenient.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => lenient.close(resolve)))
+  const http = httpTransport(`http://127.0.0.1:${(lenient.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  const found = (await verify(structuredClone(composed) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations
+  t.match(found.map((v) => v.detail), [/without a required property/, /of the wrong type/, /due required \(day\)/])
+})
+
 t.test('credentials that are not the ones given: each scheme\'s stand-in, the user\'s other headers kept; none where nothing of the user\'s would be left out', async (t) => {
   const { wrongCredentialsFor } = await import('../../src/openapi/verify/credentials.ts')
   const document = structuredClone(PETS) as any

@@ -10,7 +10,7 @@ import { examplesOf } from '../schemas/examples.ts'
 import { matching, validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { itemIn, listIn, propertiesOf, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { itemIn, listIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import type { Item, State } from './state.ts'
 
 // The mock's memory of what clients write (resources.ts says what is a resource): a create keeps
@@ -141,7 +141,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   /** The item as kept: the client's values, but for readOnly ones (the server's: `kept`'s, else filled), what the answer requires, and defaults. */
   const complete = (resource: Resource, body: Value, kept: Value | undefined): Value => {
     const properties = propertiesOf(doc, resource.schema)
-    const required = new Set<string>(derefSchema(doc, resource.schema)?.required ?? [])
+    const required = requiredIn(doc, resource.schema)
     const out: Value = {}
     for (const [name, value] of Object.entries(body)) if (derefSchema(doc, properties[name])?.readOnly !== true) out[name] = value
     for (const [name, schema] of Object.entries(properties)) {

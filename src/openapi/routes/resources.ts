@@ -62,6 +62,15 @@ export function propertiesOf (doc: OpenApiDocument, schema: unknown, seen = new 
   return Object.assign({}, ...(Array.isArray(s.allOf) ? s.allOf : []).map((part: unknown) => propertiesOf(doc, part, seen)), s.properties ?? {})
 }
 
+/** The names a schema requires, its allOf's too: a part may require what another declares. */
+export function requiredIn (doc: OpenApiDocument, schema: unknown, seen = new Set<unknown>()): Set<string> {
+  const s = derefSchema(doc, schema)
+  if (s === null || typeof s !== 'object' || seen.has(s)) return new Set()
+  seen.add(s)
+  const parts = (Array.isArray(s.allOf) ? s.allOf : []).flatMap((part: unknown) => [...requiredIn(doc, part, seen)])
+  return new Set<string>([...(Array.isArray(s.required) ? s.required : []), ...parts])
+}
+
 // An operation's success, found once: its first 2xx, else 2XX, else default (an operation that declares only that).
 const successes = new WeakMap<RouteSpec, ResponseSpec | undefined>()
 export function successOf (route: RouteSpec): ResponseSpec | undefined {

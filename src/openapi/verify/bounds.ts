@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../document/document.ts'
-import { propertiesOf } from '../routes/resources.ts'
+import { propertiesOf, requiredIn } from '../routes/resources.ts'
 import { derefSchema } from '../schemas/schema.ts'
 
 // The edges of what a schema takes, as Schemathesis' coverage phase sends them: a value at each end
@@ -80,7 +80,7 @@ export function edgesOf (doc: OpenApiDocument, schema: unknown, valid: unknown):
     if (s.uniqueItems === true) past([valid[0], ...valid], 'uniqueItems')
   }
   if (valid !== null && typeof valid === 'object' && !Array.isArray(valid)) {
-    const required = (Array.isArray(s.required) ? s.required : []).find((name: unknown) => typeof name === 'string' && Object.hasOwn(valid, name))
+    const required = [...requiredIn(doc, s)].find((name) => typeof name === 'string' && Object.hasOwn(valid, name))
     if (required !== undefined) past(without(valid, required), `required (${required})`)
     const declared = propertiesOf(doc, s)
     const extra = UNDECLARED.find((name) => !Object.hasOwn(declared, name) && !Object.hasOwn(valid, name))

@@ -5,7 +5,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
 import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
 import { parameterValidation } from '../requests/request-validation.ts'
-import { propertiesOf } from '../routes/resources.ts'
+import { propertiesOf, requiredIn } from '../routes/resources.ts'
 import type { MediaSpec, ParameterSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { validSample } from '../schemas/samples.ts'
@@ -425,15 +425,8 @@ const nameOf = (path: Array<string | number>): string => path.reduce<string>((na
 
 /** The required properties of an object schema, through $refs and allOf, each with its schema; readOnly ones left out (a client does not send them). */
 export function requiredOf (doc: OpenApiDocument, schema: unknown): Map<string, unknown> {
-  const out = new Map<string, unknown>()
-  const resolved = derefSchema(doc, schema)
-  if (resolved === null || typeof resolved !== 'object') return out
-  const properties = resolved.properties ?? {}
-  for (const name of Array.isArray(resolved.required) ? resolved.required : []) {
-    if (derefSchema(doc, properties[name])?.readOnly !== true) out.set(name, properties[name])
-  }
-  for (const part of resolved.allOf ?? []) for (const [name, s] of requiredOf(doc, part)) out.set(name, s)
-  return out
+  const properties = propertiesOf(doc, schema)
+  return new Map([...requiredIn(doc, schema)].filter((name) => derefSchema(doc, properties[name])?.readOnly !== true).map((name) => [name, properties[name]]))
 }
 
 /** A value of the wrong type for `schema`: text for a number, a boolean or a list; a number for text. */
