@@ -82,10 +82,10 @@ export function edgesOf (doc: OpenApiDocument, schema: unknown, valid: unknown):
   if (valid !== null && typeof valid === 'object' && !Array.isArray(valid)) {
     const required = [...requiredIn(doc, s)].find((name) => typeof name === 'string' && Object.hasOwn(valid, name))
     if (required !== undefined) past(without(valid, required), `required (${required})`)
-    const declared = propertiesOf(doc, s)
-    const extra = UNDECLARED.find((name) => !Object.hasOwn(declared, name) && !Object.hasOwn(valid, name))
-    if ((s.additionalProperties === false || s.unevaluatedProperties === false) && extra !== undefined) {
-      past({ ...valid, [extra]: 'x' }, `${s.additionalProperties === false ? 'additionalProperties' : 'unevaluatedProperties'} (${extra})`)
+    if (s.additionalProperties === false || s.unevaluatedProperties === false) {
+      const declared = propertiesOf(doc, s)
+      const extra = UNDECLARED.find((name) => !Object.hasOwn(declared, name) && !Object.hasOwn(valid, name))
+      if (extra !== undefined) past({ ...valid, [extra]: 'x' }, `${s.additionalProperties === false ? 'additionalProperties' : 'unevaluatedProperties'} (${extra})`)
     }
   }
   return edges

@@ -123,6 +123,32 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   }
   const declares404 = (route: RouteSpec | undefined): boolean => route?.responses.some((r) => ['404', '410', '4XX'].includes(r.status)) === true
 
+  // A write's valid bodies, found once for all its chains: the document's example, the samples
+  // (the required-only one apart) and twenty drawn from its schema.
+  const bodiesFor = new Map<RouteSpec, { bodies: unknown[], required: unknown } | Unbuildable>()
+  const bodiesOf = (route: RouteSpec): { bodies: unknown[], required: unknown } | Unbuildable => {
+    let found = bodiesFor.get(route)
+    if (found === undefined) {
+      try {
+        const plan = planOf(route)
+        const drawn = plan.generated()
+        const fixed = plan.fixed().filter((c) => c.kind === 'valid')
+        found = {
+          bodies: [
+            ...fixed.map((c) => c.values.body),
+            ...drawn === undefined ? [] : fc.sample(drawn.values, { seed, numRuns: 20 }).map((values) => drawn.request(values)?.values.body).filter((value) => value !== undefined)
+          ],
+          required: fixed.find((c) => c.source === 'minimal')?.values.body
+        }
+      } catch (err) {
+        if (!(err instanceof Unbuildable)) throw err
+        found = err
+      }
+      bodiesFor.set(route, found)
+    }
+    return found
+  }
+
   /**
    * A request of `route` with these path values (by name) and, for a write, a valid body: one that
    * changes something of `current` where it can (a change to what is there already shows nothing),
@@ -135,13 +161,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     plan.parameters.forEach((p, i) => { if (p.in === 'path' && p.name in path) given.set(i, path[p.name]) })
     let body: { value: unknown } | undefined
     if (withBody) {
+      const found = bodiesOf(route)
+      if (found instanceof Unbuildable) return found
+      const { bodies, required } = found
       try {
-        const drawn = plan.generated()
-        const fixed = plan.fixed().filter((c) => c.kind === 'valid')
-        const bodies = [
-          ...fixed.map((c) => c.values.body),
-          ...drawn === undefined ? [] : fc.sample(drawn.values, { seed, numRuns: 20 }).map((values) => drawn.request(values)?.values.body).filter((value) => value !== undefined)
-        ]
         const changes = (value: unknown) => !isObject(current) || !isObject(value) || Object.entries(value).some(([name, inner]) => !isDeepStrictEqual(current[name], inner))
         const chosen = bodies.find(changes) ?? bodies[0]
         const keys = Object.fromEntries(namedIn(route).flatMap(({ name }) => name in named ? [[name, named[name]]] : []))
@@ -156,7 +179,6 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         }
         // A replace of the required properties alone, where that still changes something: what it
         // leaves out of what is there, a replace takes away (keptThrough).
-        const required = fixed.find((c) => c.source === 'minimal')?.values.body
         if (!partial && isObject(current) && isObject(chosen) && isObject(required)) {
           const trimmed = { ...Object.fromEntries(Object.entries(chosen).filter(([name]) => name in required)), ...keys }
           const one = Object.keys(trimmed).length < Object.keys({ ...chosen, ...keys }).length && changes(trimmed) ? plan.linked({ parameters: given, body: { value: trimmed } }) : undefined
@@ -308,10 +330,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, creator) ?? stop(`read: answered ${answer.status}`)
         if (!ok(answer)) return stop(`read: answered ${answer.status}`)
         const item = itemOf(resource, answer)
-        const differs = unwritten(doc, validators, readSchema(resource), resource.property, written?.body, item)
+        const schema = readSchema(resource)
+        const differs = unwritten(doc, validators, schema, resource.property, written?.body, item)
         const found = differs.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} wrote what the read does not answer: ${differs.join('; ')}`, written!.by) : undefined
         if (found !== undefined) return found
-        const kept = keptThrough(doc, readSchema(resource), resource.property, written?.leftOut ?? {}, item)
+        const kept = keptThrough(doc, schema, resource.property, written?.leftOut ?? {}, item)
         const merged = kept.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} replaced it without what the read still answers as before, as if merged: ${kept.join('; ')}`, written!.by) : undefined
         if (merged !== undefined) return merged
         continue
