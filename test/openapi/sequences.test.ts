@@ -120,6 +120,61 @@ t.test('a PUT that merges what it is sent into what was there: read_after_write,
   }
 })
 
+t.test('a replace that must name the item as last seen (If-Match): sent with the ETag its chain was last answered; one that loses the write: found', async (t) => {
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+  const etagged = (description: string) => ({ description, headers: { ETag: { required: true, schema: { type: 'string' } } }, ...json({ type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } }) })
+  const body = { required: true, ...json({ type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1 } } }) }
+  const NOTES = {
+    openapi: '3.0.3',
+    info: { title: 'Notes', version: '1.0.0' },
+    paths: {
+      '/notes': { post: { requestBody: body, responses: { 201: etagged('added'), 400: { description: 'bad' } } } },
+      '/notes/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: etagged('the note'), 404: { description: 'none' } } },
+        put: { parameters: [{ name: 'If-Match', in: 'header', required: true, schema: { type: 'string' } }], requestBody: body, responses: { 200: etagged('replaced'), 400: { description: 'bad' }, 404: { description: 'none' }, 412: { description: 'changed since' } } }
+      }
+    }
+  }
+  for (const loses of [false, true]) {
+    const notes = new Map<string, { id: number, title: string, version: number }>()
+    let next = 1
+    const tagOf = (note: { id: number, version: number }) => `"${note.id}.${note.version}"`
+    const url = await serveText(t, (req, res, text) => {
+      if (text !== '' && req.headers['content-type'] !== 'application/json') return answer(res, 415)
+      const sent = text === '' ? undefined : JSON.parse(text)
+      const shown = (status: number, note: { id: number, title: string, version: number }) => answer(res, status, { id: note.id, title: note.title }, { etag: tagOf(note) })
+      if (req.method === 'POST') {
+        if (typeof sent?.title !== 'string' || sent.title === '') return answer(res, 400)
+        const made = { id: next++, title: sent.title, version: 1 }
+        notes.set(String(made.id), made)
+        return shown(201, made)
+      }
+      const there = notes.get(/^\/notes\/(\d+)$/.exec(req.url!)?.[1] ?? '')
+      if (there === undefined) return answer(res, 404)
+      if (req.method === 'GET') return shown(200, there)
+      if (typeof sent?.title !== 'string' || sent.title === '') return answer(res, 400)
+      if (req.headers['if-match'] !== tagOf(there)) return answer(res, 412)
+      const replaced = { ...there, title: loses ? there.title : sent.title, version: there.version + 1 }
+      notes.set(String(there.id), replaced)
+      shown(200, replaced)
+    })
+    const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+    t.teardown(http.close)
+    const verification = await verify(structuredClone(NOTES), http.send, { seed: 7 })
+    const report = reportOf(verification, 'notes.json', url)
+    const found = report.operations.flatMap((o) => o.violations)
+    if (!loses) {
+      t.same(found.map((v) => v.detail), [], 'a service that keeps its word: nothing found')
+      t.same(report.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence'))), [], 'its chain followed to its end, past the replace')
+      continue
+    }
+    t.same(found.map((v) => v.check), ['read_after_write'], 'a replace that loses the write: found, once')
+    t.same(found[0]?.steps?.map((s) => `${s.step} ${s.status}`), ['create 201', 'replace 200', 'read 200'], 'shrunk to create, replace, read')
+    t.match(found[0]?.steps?.[1]?.curl, /\/notes\/(\d+)' -H 'if-match: "\1\.1"'/, 'the replace names the ETag the create answered')
+  }
+})
+
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {
   const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(THINGS) }, 'things.yaml')
   t.teardown(() => app.close())

@@ -153,12 +153,16 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
    * A request of `route` with these path values (by name) and, for a write, a valid body: one that
    * changes something of `current` where it can (a change to what is there already shows nothing),
    * from the document's example, its sample, or values drawn from its schema; the keys in `named`
-   * (by property) put in it where its body names them (namedIn).
+   * (by property) put in it where its body names them (namedIn); the item's last ETag as its
+   * If-Match, where the operation takes one (a write made conditional, as RFC 9110 has it).
    */
-  const requestOf = (route: RouteSpec, path: Record<string, unknown>, withBody: boolean, current?: unknown, named: Record<string, unknown> = {}, partial = false): Case | Error => {
+  const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, partial = false, etag }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, partial?: boolean, etag?: string }): Case | Error => {
     const plan = planOf(route)
     const given = new Map<number, unknown>()
-    plan.parameters.forEach((p, i) => { if (p.in === 'path' && p.name in path) given.set(i, path[p.name]) })
+    plan.parameters.forEach((p, i) => {
+      if (p.in === 'path' && p.name in path) given.set(i, path[p.name])
+      if (p.in === 'header' && p.name.toLowerCase() === 'if-match' && etag !== undefined) given.set(i, etag)
+    })
     let body: { value: unknown } | undefined
     if (withBody) {
       const found = bodiesOf(route)
@@ -281,9 +285,12 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     // What a read answers next, and what the last replace left out of what was there before it.
     let written: { body: unknown, by: RouteSpec, leftOut?: Record<string, unknown> } | undefined
     let deleted = false
+    // The item's entity tag as its last answer gave it, for a write that must name it (If-Match).
+    let etag: string | undefined
     for (const [index, step] of steps.entries()) {
-      const route = step === 'create' || step === 'create again' ? creator : resource.operations[step]!
-      const made = requestOf(route, step === 'create' || step === 'create again' ? path : { ...path, [resource.parameter]: key }, step !== 'read' && step !== 'delete', step === 'create again' ? undefined : written?.body, keys.named, step === 'patch')
+      const creates = step === 'create' || step === 'create again'
+      const route = creates ? creator : resource.operations[step]!
+      const made = requestOf(route, { path: creates ? path : { ...path, [resource.parameter]: key }, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: step === 'patch', etag })
       const upTo = steps.slice(0, index + 1)
       if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, sent, steps: upTo }
       const answer = await send(made.request)
@@ -295,6 +302,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         return failed === undefined ? { note: `${step}: no answer (${answer.message})`, answers, sent, steps: upTo } : { violation: { ...failed, steps: [...sent], route }, answers, sent, key, steps: upTo }
       }
       record.status = answer.status
+      if (step !== 'create again' && ok(answer) && answer.headers.etag !== undefined) etag = answer.headers.etag
       // The answer judged as its operation's are, the first of each check kept. A read of what was
       // deleted may be refused in whatever status the service chooses.
       for (const violation of judgeOf(route)({ source: 'sequence' }, answer)) {
@@ -305,7 +313,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // A violation, where its check is on: the create's for what a create did, the writer's for what a read lost, the delete's for what it left.
       const fail = (check: CheckName, detail: string, by: RouteSpec): Ran | undefined =>
         enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, answers, sent, key, steps: upTo } : undefined
-      if (step === 'create' || step === 'create again') {
+      if (creates) {
         if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
         // Made by its replace: under the key the request's path gave it.
         const given = route === resource.operations.create ? keyOf(resource, route, answer, made) : made.values.parameters[planOf(route).parameters.findIndex((p) => p.in === 'path' && p.name === resource.parameter)]
@@ -370,7 +378,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const keys = await keysFirst(route, 0)
     if (keys === undefined) return undefined
     first.sent.push(...keys.sent)
-    const made = requestOf(route, first.path, route.body !== undefined, undefined, keys.named)
+    const made = requestOf(route, { path: first.path, withBody: route.body !== undefined, named: keys.named })
     if (made instanceof Error) return { note: `no valid request could be made (${made.message})` }
     const answer = await send(made.request)
     if (answer === undefined) return undefined
