@@ -351,6 +351,37 @@ t.test('what a part of an allOf requires, another declaring it, is kept as what 
   t.same((await app.inject({ url: `/tasks/${made.json().id}` })).json(), made.json(), 'read back')
 })
 
+t.test('an update POSTed to the item path, as Stripe\'s are, merged into what is kept; where the path has a PATCH, that one', async (t) => {
+  const form = (schema: object) => ({ content: { 'application/x-www-form-urlencoded': { schema } } })
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+  const fields = { type: 'object', properties: { email: { type: 'string' }, name: { type: 'string' } } }
+  const customer = { type: 'object', required: ['id'], properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } } }
+  const customers = (patch: boolean) => ({
+    openapi: '3.0.3',
+    info: { title: 'Customers', version: '1.0.0' },
+    paths: {
+      '/customers': { post: { operationId: 'addCustomer', requestBody: form(fields), responses: { 200: { description: 'made', ...json(customer) } } } },
+      '/customers/{customer}': {
+        parameters: [{ name: 'customer', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { operationId: 'getCustomer', responses: { 200: { description: 'it', ...json(customer) }, 404: { description: 'none' } } },
+        post: { operationId: 'updateCustomer', requestBody: form(fields), responses: { 200: { description: 'updated', ...json(customer) }, 404: { description: 'none' } } },
+        ...patch && { patch: { operationId: 'patchCustomer', requestBody: json(fields), responses: { 200: { description: 'patched', ...json(customer) } } } }
+      }
+    }
+  })
+  const { app, remembered } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: customers(false) }, 'customers.json')
+  t.teardown(() => app.close())
+  t.same(remembered, ['/customers/{customer}: customers keyed by id (read GET, patch POST, create POST)'], 'said at start')
+  const made = (await app.inject({ method: 'POST', url: '/customers', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%40example.com&name=Ada' })).json()
+  const updated = await app.inject({ method: 'POST', url: `/customers/${made.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=b%40example.com' })
+  t.same(updated.json(), { id: made.id, email: 'b@example.com', name: 'Ada' }, 'the email changed, the name kept')
+  t.same((await app.inject({ url: `/customers/${made.id}` })).json(), updated.json(), 'read back')
+  const both = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: customers(true) }, 'customers.json')
+  t.teardown(() => both.app.close())
+  const { inferResources } = await import('../../src/openapi/routes/resources.ts')
+  t.equal(inferResources(both.document, both.routes).resources[0]?.operations.patch?.method, 'PATCH', 'with a PATCH beside it, the POST is not the update')
+})
+
 t.test('a create that takes no body makes an item of the server\'s values alone', async (t) => {
   const document = structuredClone(shop) as any
   document.paths['/tokens'] = { post: { responses: { 201: { description: 'made', content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } } } } } }

@@ -5,13 +5,14 @@ import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 
 // The resources a document describes, inferred from its paths with no configuration: a
 // collection path that creates (POST /orders) or lists, and its item path, the collection's
-// path and one parameter (/orders/{orderId}), that reads, replaces (PUT), patches and deletes;
-// or an item path created by PUT with its key in the path (PUT /products/{sku}). A collection
-// under a parent (/customers/{customerId}/addresses) holds each parent's items apart. The key
-// is the item's property named as the path's parameter, `id`, `{name}Id` or `{name}_id`; an
-// answer may wrap the item in an envelope ({ "data": item }, { "items": [item] }). The mock
-// remembers what clients write to these (mock/stateful.ts), and the verifier follows them in
-// sequences of requests (verify/sequences.ts).
+// path and one parameter (/orders/{orderId}), that reads, replaces (PUT), patches (PATCH, or a
+// POST that answers the item) and deletes; or an item path created by PUT with its key in the
+// path (PUT /products/{sku}). A collection under a parent (/customers/{customerId}/addresses)
+// holds each parent's items apart. The key is the item's property named as the path's
+// parameter, `id`, `{name}Id` or `{name}_id`; an answer may wrap the item in an envelope
+// ({ "data": item }, { "items": [item] }). The mock remembers what clients write to these
+// (mock/stateful.ts), and the verifier follows them in sequences of requests
+// (verify/sequences.ts).
 
 export type Action = 'create' | 'read' | 'list' | 'replace' | 'patch' | 'delete'
 
@@ -145,6 +146,11 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
     const at = (method: string, path: string) => (byPath.get(path) ?? []).find((r) => r.method === method)
     const operations: Partial<Record<Action, RouteSpec>> = {}
     for (const route of itemRoutes) if (ITEM_ACTIONS[route.method] !== undefined) operations[ITEM_ACTIONS[route.method]] = route
+    // An update POSTed to the item path, as Stripe's are, where there is no PATCH: it takes a body
+    // and answers the item.
+    const update = at('POST', item)
+    const updated = successJson(update)?.media.schema
+    if (operations.patch === undefined && update?.body !== undefined && updated !== undefined && itemIn(doc, updated, parameter, name) !== undefined) operations.patch = update
     // A create that declares no success (the petstore's POST /pet answers only 405) creates nothing.
     const create = at('POST', collection)
     if (create !== undefined && successOf(create) !== undefined) operations.create = create
