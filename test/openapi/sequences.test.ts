@@ -70,7 +70,7 @@ t.test('a book without its title taken, on a shelf whose id no sample names: fou
   t.match(missing[0]?.steps?.map((s) => `${s.step}: ${s.request} → ${s.status}`), ['create: POST /shelves → 201', /^request: POST \/shelves\/1000\d{3}\/books → 201$/], 'the shelf made, then the book on it')
 })
 
-t.test('a PUT that merges what it is sent into what was there: read_after_write, shrunk to create, replace, read; one that replaces: nothing', async (t) => {
+t.test('a PUT that merges what it is sent into what was there, or drops what it was sent: read_after_write, shrunk; one that replaces: nothing', async (t) => {
   const json = (schema: object) => ({ content: { 'application/json': { schema } } })
   const fields = { title: { type: 'string', minLength: 1 }, body: { type: 'string' } }
   const note = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', readOnly: true }, ...fields } }
@@ -86,7 +86,8 @@ t.test('a PUT that merges what it is sent into what was there: read_after_write,
       }
     }
   }
-  for (const merges of [false, true]) {
+  for (const kind of ['replaces', 'merges', 'drops the body'] as const) {
+    const merges = kind === 'merges'
     const notes = new Map<string, Record<string, unknown>>()
     let next = 1
     const url = await serveText(t, (req, res, text) => {
@@ -103,20 +104,72 @@ t.test('a PUT that merges what it is sent into what was there: read_after_write,
       if (there === undefined) return answer(res, 404)
       if (req.method === 'GET') return answer(res, 200, there)
       if (typeof body?.title !== 'string' || body.title === '') return answer(res, 400)
-      const replaced = { ...(merges ? there : {}), id: there.id, title: body.title, ...(typeof body.body === 'string' && { body: body.body }) }
+      const replaced = { ...(merges ? there : {}), id: there.id, title: body.title, ...(typeof body.body === 'string' && kind !== 'drops the body' && { body: body.body }) }
       notes.set(id!, replaced)
       answer(res, 200, replaced)
     })
     const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
     t.teardown(http.close)
     const found = (await verify(structuredClone(NOTES), http.send, { seed: 7 })).operations.flatMap((o) => o.violations)
-    if (!merges) {
+    if (kind === 'replaces') {
       t.same(found.map((v) => v.detail), [], 'a PUT that replaces: nothing found')
+      continue
+    }
+    if (kind === 'drops the body') {
+      t.same(found.map((v) => v.check), ['read_after_write'], 'a PUT that drops what it need not keep: found, once, by a replace of all')
+      t.match(found[0]?.detail, /^PUT \/notes\/\{id\} wrote what the read does not answer: body: written "/)
+      t.same(found[0]?.steps?.map((s) => s.step), ['create', 'replace all', 'read'], 'shrunk to create, replace all, read')
       continue
     }
     t.same(found.map((v) => v.check), ['read_after_write'], 'a PUT that merges: found, once')
     t.match(found[0]?.detail, /^PUT \/notes\/\{id\} replaced it without what the read still answers as before, as if merged: body: left out, read "/)
     t.same(found[0]?.steps?.map((s) => s.step), ['create', 'replace', 'read'], 'shrunk to create, replace, read')
+  }
+})
+
+t.test('an update POSTed to the item path in a form, as Stripe\'s are, that loses one property: found by a patch of all that change; one that keeps them: nothing', async (t) => {
+  const form = { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string', maxLength: 40 }, age: { type: 'integer', minimum: 0, maximum: 150 } } } } } }
+  const customer = { description: 'it', content: { 'application/json': { schema: { type: 'object', required: ['id', 'email', 'age'], properties: { id: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' } } } } } }
+  const CUSTOMERS = {
+    openapi: '3.0.3',
+    info: { title: 'Customers', version: '1.0.0' },
+    paths: {
+      '/customers': { post: { requestBody: form, responses: { 200: customer, 400: { description: 'bad' } } } },
+      '/customers/{customer}': {
+        parameters: [{ name: 'customer', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { responses: { 200: customer, 404: { description: 'none' } } },
+        post: { requestBody: form, responses: { 200: customer, 400: { description: 'bad' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  for (const losesAge of [false, true]) {
+    const customers = new Map<string, { id: string, email: string, age: number }>()
+    const url = await serveText(t, (req, res, text) => {
+      if (text !== '' && req.headers['content-type'] !== 'application/x-www-form-urlencoded') return answer(res, 415)
+      const fields = new URLSearchParams(text)
+      const email = fields.get('email') ?? undefined
+      const age = fields.has('age') ? Number(fields.get('age')) : undefined
+      if ([...fields.keys()].some((name) => name !== 'email' && name !== 'age') || (email !== undefined && email.length > 40) || (age !== undefined && !(Number.isInteger(age) && age >= 0 && age <= 150))) return answer(res, 400)
+      if (req.url === '/customers') {
+        const made = { id: `cus_${customers.size + 1}`, email: email ?? '', age: age ?? 0 }
+        customers.set(made.id, made)
+        return answer(res, 200, made)
+      }
+      const there = customers.get(decodeURIComponent(req.url!.split('/')[2]))
+      if (there === undefined) return answer(res, 404)
+      if (req.method === 'POST') Object.assign(there, email !== undefined && { email }, age !== undefined && !losesAge && { age })
+      answer(res, 200, there)
+    })
+    const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+    t.teardown(http.close)
+    const found = (await verify(structuredClone(CUSTOMERS) as any, http.send, { seed: 7 })).operations.flatMap((o) => o.violations)
+    if (!losesAge) {
+      t.same(found.map((v) => v.detail), [], 'an update that keeps what it is sent: nothing found')
+      continue
+    }
+    t.same(found.map((v) => v.check), ['read_after_write'], 'one that loses the age: found, once')
+    t.match(found[0]?.detail, /^POST \/customers\/\{customer\} wrote what the read does not answer: age: written \d+, read 0$/)
+    t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch all', 'read'], 'shrunk to create, patch all, read')
   }
 })
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { kindOf } from '../requests/bodies.ts'
-import { itemIn, propertiesOf, successJson, valueIn, type Resource } from '../routes/resources.ts'
+import { itemIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -12,8 +12,9 @@ import type { HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
 // document describes (routes/resources.ts, the mock's own inference), a chain of requests (create,
-// read, patch, read, replace, read, delete, read, and a second create) with the key carried from
-// the create's answer (its body, else Location); a resource a PUT makes under the key in its path
+// a second create, read, patch, read, patch all, read, replace, read, replace all, read, delete,
+// read) with the key carried from the create's answer (its body, else Location) and the item's
+// ETag to a write's If-Match; a resource a PUT makes under the key in its path
 // starts with that PUT, under a key of the document's (its sample). Each parent is made first
 // where the document shows how. Each answer is judged as its operation's are (its status, media
 // type, schema, headers: a read's 200 is often answered only here, where there is something to
@@ -22,13 +23,13 @@ import type { HttpRequest } from './spelling.ts'
 // still can, where the read declares a 404), read_after_write (a read does not answer what a
 // create, change or replace wrote, where the read's schema takes the value as written) and
 // unique_keys (two creates given one key the server chose). A failing chain is shrunk to the
-// fewest steps that still fail the same check, each step sent again from a fresh create. An
+// fewest steps that still fail the same check, each try sent again from a fresh create. An
 // operation outside the chains whose path names a resource's key is sent with that resource made
 // first (referring), so that a valid request does not name data that is not there; so is one whose
 // JSON body names it by its key's path parameter ({"shelfId": …} of /shelves/{shelfId}), and a
 // chain's writes whose bodies do.
 
-type ChainStep = 'create' | 'create again' | 'read' | 'patch' | 'replace' | 'delete'
+type ChainStep = 'create' | 'create again' | 'read' | 'patch' | 'patch all' | 'replace' | 'replace all' | 'delete'
 // 'request': an operation outside the chains (or a chain's create), sent with what it names made first.
 type Step = ChainStep | 'request'
 /** A request of a chain, as sent, and its answer's status. */
@@ -91,12 +92,17 @@ export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string,
  */
 export const creatorOf = (resource: Resource): RouteSpec | undefined => resource.operations.create ?? resource.operations.replace
 
-/** The chain of steps a resource can take, in order: what its operations allow. A second create only where the server chooses the key. */
+/**
+ * The chain of steps a resource can take, in order: what its operations allow. A second create
+ * only where the server chooses the key. A patch of one property, then of all that change; a
+ * replace of the required properties alone, then of all: the first tells a merge from a replace,
+ * the second that nothing written was lost.
+ */
 export function chainOf (resource: Resource): ChainStep[] {
   const { operations: has } = resource
   const steps: ChainStep[] = has.create !== undefined ? ['create', 'create again', 'read'] : ['create', 'read']
-  if (has.patch !== undefined) steps.push('patch', 'read')
-  if (has.replace !== undefined) steps.push('replace', 'read')
+  if (has.patch !== undefined) steps.push('patch', 'read', 'patch all', 'read')
+  if (has.replace !== undefined) steps.push('replace', 'read', 'replace all', 'read')
   if (has.delete !== undefined) steps.push('delete', 'read')
   return steps
 }
@@ -156,7 +162,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
    * (by property) put in it where its body names them (namedIn); the item's last ETag as its
    * If-Match, where the operation takes one (a write made conditional, as RFC 9110 has it).
    */
-  const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, partial = false, etag }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, partial?: boolean, etag?: string }): Case | Error => {
+  const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, partial = false, whole = false, etag }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, partial?: boolean, whole?: boolean, etag?: string }): Case | Error => {
     const plan = planOf(route)
     const given = new Map<number, unknown>()
     plan.parameters.forEach((p, i) => {
@@ -169,21 +175,28 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       if (found instanceof Unbuildable) return found
       const { bodies, required } = found
       try {
-        const changes = (value: unknown) => !isObject(current) || !isObject(value) || Object.entries(value).some(([name, inner]) => !isDeepStrictEqual(current[name], inner))
-        const chosen = bodies.find(changes) ?? bodies[0]
+        const changed = (value: unknown): number => !isObject(current) || !isObject(value) ? 1 : Object.entries(value).filter(([name, inner]) => !isDeepStrictEqual(current[name], inner)).length
+        const changes = (value: unknown): boolean => changed(value) > 0
+        // A whole write, the body that changes the most: a property written as it was shows no loss.
+        const chosen = whole ? bodies.reduce((best, value) => changed(value) > changed(best) ? value : best, bodies[0]) : bodies.find(changes) ?? bodies[0]
         const keys = Object.fromEntries(namedIn(route).flatMap(({ name }) => name in named ? [[name, named[name]]] : []))
         // A patch of one property that changes, where the operation takes one: a whole body patched
         // reads the same whether the service merged it or replaced all with it.
-        if (partial && isObject(chosen) && isObject(current)) {
+        if (partial && !whole && isObject(chosen) && isObject(current)) {
           for (const [name, value] of Object.entries(chosen)) {
             if (value === null || isDeepStrictEqual(current[name], value)) continue
             const one = plan.linked({ parameters: given, body: { value: { [name]: value, ...keys } } })
             if (!(one instanceof Error)) return one
           }
         }
+        // All of a patch but its nulls, which JSON Merge Patch reads as "remove it", where it stays valid without them.
+        if (partial && whole && isObject(chosen) && Object.values(chosen).includes(null)) {
+          const kept = plan.linked({ parameters: given, body: { value: { ...Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== null)), ...keys } } })
+          if (!(kept instanceof Error)) return kept
+        }
         // A replace of the required properties alone, where that still changes something: what it
         // leaves out of what is there, a replace takes away (keptThrough).
-        if (!partial && isObject(current) && isObject(chosen) && isObject(required)) {
+        if (!partial && !whole && isObject(current) && isObject(chosen) && isObject(required)) {
           const trimmed = { ...Object.fromEntries(Object.entries(chosen).filter(([name]) => name in required)), ...keys }
           const one = Object.keys(trimmed).length < Object.keys({ ...chosen, ...keys }).length && changes(trimmed) ? plan.linked({ parameters: given, body: { value: trimmed } }) : undefined
           if (one !== undefined && !(one instanceof Error)) return one
@@ -289,8 +302,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     let etag: string | undefined
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
-      const route = creates ? creator : resource.operations[step]!
-      const made = requestOf(route, { path: creates ? path : { ...path, [resource.parameter]: key }, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: step === 'patch', etag })
+      const action = step === 'patch all' ? 'patch' : step === 'replace all' ? 'replace' : step
+      const route = creates ? creator : resource.operations[action as Action]!
+      const made = requestOf(route, { path: creates ? path : { ...path, [resource.parameter]: key }, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: action === 'patch', whole: action !== step, etag })
       const upTo = steps.slice(0, index + 1)
       if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, sent, steps: upTo }
       const answer = await send(made.request)
@@ -354,9 +368,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       else {
         const body = made.values.body
         const before = written?.body
-        written = step === 'patch' && isObject(body) && isObject(before)
+        written = action === 'patch' && isObject(body) && isObject(before)
           ? { body: { ...before, ...body }, by: route }
-          : { body, by: route, ...(step === 'replace' && isObject(body) && isObject(before) && { leftOut: Object.fromEntries(Object.entries(before).filter(([name]) => !(name in body))) }) }
+          : { body, by: route, ...(action === 'replace' && isObject(body) && isObject(before) && { leftOut: Object.fromEntries(Object.entries(before).filter(([name]) => !(name in body))) }) }
       }
     }
     return { answers, sent, key, steps, path }
@@ -401,8 +415,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
 
   /**
    * The fewest steps that still fail as `failing` did (the chain's check; or an answer's, by the
-   * same operation and check): each step but the first create left out in turn, and kept out while
-   * it still fails; within `budget` requests.
+   * same operation and check): the steps between the first create and the last left out in runs
+   * side by side, the longest first (all of them, then halves, down to one at a time), each kept
+   * out while it still fails; within `budget` requests.
    */
   const shrink = async (resource: Resource, failing: SequenceViolation | ChainAnswerViolation, steps: ChainStep[], budget: { left: number }): Promise<SequenceViolation> => {
     const same = (ran: Ran | undefined): { violation: SequenceViolation, steps: ChainStep[] } | undefined => {
@@ -411,11 +426,16 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       return found === undefined ? undefined : { violation: found, steps: found.chain }
     }
     let best: SequenceViolation = failing
-    for (let i = steps.length - 2; i >= 1 && budget.left > 0; i--) {
-      const again = await run(resource, [...steps.slice(0, i), ...steps.slice(i + 1)])
-      budget.left -= again?.sent.length ?? budget.left
-      const found = same(again)
-      if (found !== undefined) ({ steps, violation: best } = found)
+    for (let length = steps.length - 2; length >= 1 && budget.left > 0; length = Math.floor(length / 2)) {
+      // Runs of `length` steps side by side, from the one before the last step back.
+      for (let end = steps.length - 1; end - length >= 1 && budget.left > 0;) {
+        const from = end - length
+        const again = await run(resource, [...steps.slice(0, from), ...steps.slice(end)])
+        budget.left -= again?.sent.length ?? budget.left
+        const found = same(again)
+        if (found !== undefined) ({ steps, violation: best } = found)
+        end = Math.min(from, steps.length - 1)
+      }
     }
     return best
   }
