@@ -1,9 +1,11 @@
 import t, { type Test } from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
+import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { junitOf } from '../../src/openapi/verify/junit.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
+import { unwritten } from '../../src/openapi/verify/sequences.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
 import { answer, serveText } from '../helpers/hand-served.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
@@ -171,6 +173,14 @@ t.test('an update POSTed to the item path in a form, as Stripe\'s are, that lose
     t.match(found[0]?.detail, /^POST \/customers\/\{customer\} wrote what the read does not answer: age: written \d+, read 0$/)
     t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch all', 'read'], 'shrunk to create, patch all, read')
   }
+})
+
+t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it', async (t) => {
+  const doc = { openapi: '3.1.0', info: { title: 'Pay', version: '1.0.0' }, paths: {} } as any
+  const schema = { type: 'object', properties: { salary: { type: 'number' }, bonus: { type: 'number' } } }
+  const validators = createValidators(doc)
+  t.same(unwritten(doc, validators, schema, 'id', { salary: -0, bonus: 1 }, JSON.parse(JSON.stringify({ salary: -0, bonus: 1 }))), [], 'read back as sent')
+  t.same(unwritten(doc, validators, schema, 'id', { salary: -0, bonus: 1 }, { salary: 0, bonus: 2 }), ['bonus: written 1, read 2'], 'what differs, still found')
 })
 
 t.test('a replace that must name the item as last seen (If-Match): sent with the ETag its chain was last answered; one that loses the write: found', async (t) => {

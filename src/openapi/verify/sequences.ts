@@ -46,11 +46,13 @@ export type ChainExchange = (request: HttpRequest) => Promise<Answer | Error | u
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 const json = (answer: Answer): unknown => { try { return JSON.parse(answer.body.toString('utf8')) } catch { return undefined } }
 const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
+/** An object without its null members, at every depth; a list, as it is (a merge patch replaces it whole). */
+const withoutNulls = (value: unknown): unknown => isObject(value) ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null).map(([name, inner]) => [name, withoutNulls(inner)])) : value
 
-/** Whether `read` holds what was written: an object's every member, whatever the server added beside them; a list's every item so; anything else, equal. */
+/** Whether `read` holds what was written: an object's every member, whatever the server added beside them; a list's every item so; anything else, equal as sent (a -0 drawn is sent as 0). */
 function holds (read: unknown, written: unknown): boolean {
   if (Array.isArray(written)) return Array.isArray(read) && read.length === written.length && written.every((value, i) => holds(read[i], value))
-  if (!isObject(written)) return isDeepStrictEqual(read, written)
+  if (!isObject(written)) return read === written
   return isObject(read) && Object.entries(written).every(([name, value]) => holds(read[name], value))
 }
 
@@ -189,9 +191,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
             if (!(one instanceof Error)) return one
           }
         }
-        // All of a patch but its nulls, which JSON Merge Patch reads as "remove it", where it stays valid without them.
-        if (partial && whole && isObject(chosen) && Object.values(chosen).includes(null)) {
-          const kept = plan.linked({ parameters: given, body: { value: { ...Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== null)), ...keys } } })
+        // All of a patch but its objects' nulls, which JSON Merge Patch reads as "remove it", where it stays valid without them.
+        const stripped = partial && whole ? withoutNulls(chosen) : chosen
+        if (isObject(stripped) && !isDeepStrictEqual(stripped, chosen)) {
+          const kept = plan.linked({ parameters: given, body: { value: { ...stripped, ...keys } } })
           if (!(kept instanceof Error)) return kept
         }
         // A replace of the required properties alone, where that still changes something: what it
