@@ -382,6 +382,26 @@ t.test('an update POSTed to the item path, as Stripe\'s are, merged into what is
   t.equal(inferResources(both.document, both.routes).resources[0]?.operations.patch?.method, 'PATCH', 'with a PATCH beside it, the POST is not the update')
 })
 
+t.test('what a read requires and a write did not send, in a list\'s items past the sample\'s, is filled as in the sample\'s first: the rest as written', async (t) => {
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+  const written = { type: 'object', required: ['summary'], properties: { summary: { type: 'string' }, packages: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, ecosystem: { type: 'string' } } } } } }
+  // As GitHub's security advisories: the read requires each package's name, the write does not.
+  const read = { type: 'object', required: ['id', 'summary', 'packages'], properties: { id: { type: 'integer' }, summary: { type: 'string' }, packages: { type: 'array', items: { type: 'object', required: ['name', 'ecosystem'], properties: { name: { type: 'string' }, ecosystem: { type: 'string' } } } } } }
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Advisories', version: '1.0.0' },
+    paths: {
+      '/advisories': { post: { requestBody: { required: true, ...json(written) }, responses: { 201: { description: 'made', ...json(read) } } } },
+      '/advisories/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'advisories.json')
+  t.teardown(() => app.close())
+  const made = (await app.inject({ method: 'POST', url: '/advisories', payload: { summary: 'a flaw', packages: [{ ecosystem: 'npm' }, { ecosystem: 'go' }] } })).json()
+  t.same(made, { id: made.id, summary: 'a flaw', packages: [{ ecosystem: 'npm', name: 'string' }, { ecosystem: 'go', name: 'string' }] }, 'as written, each package\'s name the sample\'s')
+  t.same((await app.inject({ url: `/advisories/${made.id}` })).json(), made, 'read back')
+})
+
 t.test('a create that takes no body makes an item of the server\'s values alone', async (t) => {
   const document = structuredClone(shop) as any
   document.paths['/tokens'] = { post: { responses: { 201: { description: 'made', content: { 'application/json': { schema: { $ref: '#/components/schemas/Token' } } } } } } }

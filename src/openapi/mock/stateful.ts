@@ -176,7 +176,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const within = (tokens: string[]) => tokens.length > place.envelope.length && place.envelope.every((name, i) => tokens[i] === name)
     for (let pointer = writeOnlyIn(doc, schema, made); pointer !== undefined && within(tokensOf(pointer)); pointer = writeOnlyIn(doc, schema, made)) removeAt(made, tokensOf(pointer))
     // One error at a time (the validators stop at the first): a value not taken is left out, a
-    // property not allowed too; a required one missing is the sample's at the same place.
+    // property not allowed too; a required one missing is the sample's at the same place (in a
+    // list's item past the sample's, as in the sample's first item).
     for (let round = 0; round < MENDING_ROUNDS && !validate(made); round++) {
       const error = validate.errors?.[0]
       if (error === undefined) break
@@ -184,7 +185,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const target = error.keyword === 'additionalProperties' ? [...tokens, String(error.params.additionalProperty)] : error.keyword === 'required' ? [...tokens, String(error.params.missingProperty)] : tokens
       if (!within(target)) break
       if (error.keyword !== 'required') removeAt(made, target)
-      else if (!setAt(made, target, valueIn(fallback, target))) break
+      else if (!setAt(made, target, valueIn(fallback, target) ?? valueIn(fallback, target.map((token, i) => Array.isArray(valueIn(made, target.slice(0, i))) ? '0' : token)))) break
     }
     const out = validate(made) ? { value: made, text: JSON.stringify(made) } : null
     item.answers.set(schema, out)
