@@ -73,6 +73,7 @@ export const FAULTS = {
   'any bearer token taken': 'ignored_auth',
   'a valid name refused past three characters': 'positive_data_acceptance',
   'a name at its maxLength refused': 'positive_data_acceptance',
+  'a name counted in bytes': 'positive_data_acceptance',
   'a limit at its maximum refused': 'positive_data_acceptance',
   'an added pet not kept': 'ensure_resource_availability'
 } as const
@@ -117,6 +118,7 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
       if (fault === 'a pet without its optional tag answered 500' && body.tag === undefined && body.secret === undefined) return answer(res, 500, { message: 'tag.trim is not a function' })
       if (fault === 'a valid name refused past three characters' && body.name.length > 3) return answer(res, 400, { message: 'names are short here' })
       if (fault === 'a name at its maxLength refused' && body.name.length >= 40) return answer(res, 400, { message: 'names are under 40 characters' })
+      if (fault === 'a name counted in bytes' && Buffer.byteLength(body.name) > 40) return answer(res, 400, { message: 'names are under 40 bytes' })
       const id = stored.size + 1
       const added = { id, name: body.name, ...(typeof body.tag === 'string' && { tag: body.tag }) }
       if (fault === 'an added pet not kept') return answer(res, 201, { ...added, id: id + 1000 })

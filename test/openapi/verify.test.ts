@@ -32,7 +32,7 @@ t.test('a service that keeps its word: every operation verified, nothing found',
     t.ok(kinds.has('sample') && kinds.has('generated') && kinds.has('no credentials'), `${operation.method} ${operation.path}: a sample, generated values and a request without credentials (${[...kinds].join(', ')})`)
   }
   const atBounds = verification.operations.flatMap((o) => o.sent.filter((s) => s.source === 'bounds').map((s) => `${s.request.method} ${s.request.path}${s.request.body === undefined ? '' : ` ${String(s.request.body)}`}`))
-  t.same(atBounds.map((sent) => sent.replace(/x{40}/, 'x * 40')), ['GET /pets?limit=100', 'POST /pets {"name":"x","tag":"string","secret":"string"}', 'POST /pets {"name":"x * 40","tag":"string","secret":"string"}'], 'the sample at its lowest and its highest bounds, where it has any: a limit at its maximum (the sample\'s is its minimum), a name at its minLength and at its maxLength')
+  t.same(atBounds.map((sent) => sent.replace(/é{40}/, 'é * 40')), ['GET /pets?limit=100', 'POST /pets {"name":"x","tag":"string","secret":"string"}', 'POST /pets {"name":"é * 40","tag":"string","secret":"string"}'], 'the sample at its lowest and its highest bounds, where it has any: a limit at its maximum (the sample\'s is its minimum), a name at its minLength and at its maxLength, not in ASCII')
   const faults = new Set(verification.operations.flatMap((o) => o.sent.map((s) => s.fault)).filter(Boolean))
   t.same([...faults].sort(), ['body property of the wrong type', 'body property out of its bounds', 'body without a required property', 'no credentials', 'parameter out of its bounds', 'path parameter of the wrong type', 'required query parameter missing', 'undeclared media type', 'wrong credentials'], 'each kind of invalid request the document allows')
 })
@@ -52,6 +52,14 @@ for (const [fault, check] of Object.entries(FAULTS) as Array<[Fault, string]>) {
     else t.match(named[0].curl, '-H \'authorization: Bearer \'"$VERIFY_BEARER"', 'the token as the variable that holds it')
   })
 }
+
+t.test('text outside ASCII at a body\'s bounds, with no value drawn: a name counted in bytes, a connection cut on it', async (t) => {
+  for (const [fault, check] of [['a name counted in bytes', 'positive_data_acceptance'], ['the connection cut on a name not in ASCII', 'not_a_server_error']] as const) {
+    const { report } = await verified(t, fault, { generated: 0 })
+    const found = report.operations.flatMap((o) => o.violations.filter((v) => v.check === check))
+    t.match(found.map((v) => v.curl), [/--data-binary '\{"name":"é{40}"/], `${fault}: ${check}, at the name's maxLength`)
+  }
+})
 
 t.test('a generated value an answer fails on is shrunk to the smallest that still fails', async (t) => {
   const { verification } = await verified(t, 'a valid name refused past three characters', { generated: 20 })
@@ -304,7 +312,7 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
     t.same(sent.filter((s) => s.source === 'bounds').map((s) => `${s.request.path} ${String(s.request.body)} ${s.status}`), [
       '/items?page=1 {"size":2,"code":"xxx","kind":"a","day":"2019-08-24","tags":["string"],"ids":[0],"owner":{"name":"stri"},"lines":[{"sku":"AAA","qty":1}]} 201',
       // Not a line's qty at its highest too: the list of lines is at its own.
-      '/items?page=9 {"size":40,"code":"xxxxx","kind":"a","day":"2019-08-24","tags":["string","string","string"],"ids":[0],"owner":{"name":"xxxx"},"lines":[{"sku":"AAA","qty":1},{"sku":"AAA","qty":1}]} 201'
+      '/items?page=9 {"size":40,"code":"ééééé","kind":"a","day":"2019-08-24","tags":["string","string","string"],"ids":[0],"owner":{"name":"éééé"},"lines":[{"sku":"AAA","qty":1},{"sku":"AAA","qty":1}]} 201'
     ], `${version}: the lowest and the highest, exclusive bounds one step in, taken`)
     // Each value's first keyword, then each one's second, up to 16: a line's additionalProperties, and the second keywords after it, left out.
     t.same(sent.filter((s) => s.fault?.endsWith('out of its bounds') === true).map((s) => `${s.breaks} ${s.status}`), [
@@ -430,6 +438,6 @@ t.test('a form\'s fields at and past their bounds, read as the engine reads a fo
   t.teardown(() => app.close())
   const { operations: [orders] } = await verify(served, injectTransport(app), { seed: 1, generated: 0 })
   t.same(orders.violations, [], 'nothing found against the mock')
-  t.same(orders.sent.filter((s) => s.source === 'bounds').map((s) => `${String(s.request.body)} ${s.status}`), ['qty=9&note=xxxx 201'], 'at the highest (the sample is at the lowest already)')
+  t.same(orders.sent.filter((s) => s.source === 'bounds').map((s) => `${String(s.request.body)} ${s.status}`), ['qty=9&note=%C3%A9%C3%A9%C3%A9%C3%A9 201'], 'at the highest (the sample is at the lowest already), the note in UTF-8')
   t.same(orders.sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${String(s.request.body)} ${s.status}`), ['qty maximum qty=10&note=stri 400', 'note maxLength qty=1&note=xxxxx 400', 'qty minimum qty=0&note=stri 400'], 'past them, as form fields, refused')
 })

@@ -24,7 +24,13 @@ const UNDECLARED = ['unexpected', 'unexpected_property', 'x-verify-unexpected']
 const MAX_LENGTH = 10_000
 const MAX_BYTES = 16 * 1024
 
-export function edgesOf (doc: OpenApiDocument, schema: unknown, valid: unknown): Edges {
+/**
+ * `text`: what a free text (no pattern, no format) at its longest is made of. A body's is not
+ * ASCII ('é', two bytes in UTF-8, one character): a service that counts bytes for a maxLength, or
+ * fails on text outside ASCII, is found at a bound it should take. A parameter's is ASCII: a header
+ * carries no other.
+ */
+export function edgesOf (doc: OpenApiDocument, schema: unknown, valid: unknown, text = 'x'): Edges {
   const s = derefSchema(doc, schema)
   const edges: Edges = { beyond: [] }
   if (s === null || typeof s !== 'object') return edges
@@ -57,7 +63,7 @@ export function edgesOf (doc: OpenApiDocument, schema: unknown, valid: unknown):
   }
   if (typeof valid === 'string') {
     if (typeof s.maxLength === 'number' && s.maxLength < MAX_LENGTH) {
-      edges.highest = 'x'.repeat(s.maxLength)
+      edges.highest = (s.pattern === undefined && s.format === undefined ? text : 'x').repeat(s.maxLength)
       past('x'.repeat(s.maxLength + 1), 'maxLength')
     }
     if (typeof s.minLength === 'number') {

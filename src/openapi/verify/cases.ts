@@ -264,7 +264,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
         return [own, { at: i, named: `${name}[0]`, fits, schema, edges: { beyond } }]
       }),
       ...whole,
-      ...bodyPlaces(values).map(({ path, schema, value }) => ({ at: path, named: nameOf(path), fits: () => true, schema, edges: edgesOf(doc, schema, value) }))
+      ...bodyPlaces(values).map(({ path, schema, value }) => ({ at: path, named: nameOf(path), fits: () => true, schema, edges: edgesOf(doc, schema, value, 'é') }))
     ]
   }
   /** Each parameter and body value of `values` moved to that end of its bounds, where its own schema takes it; not one within another that moves, nor a pinned key. */
