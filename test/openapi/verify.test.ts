@@ -1,4 +1,4 @@
-import { createServer } from 'node:http'
+import { createServer, type RequestListener } from 'node:http'
 import { createServer as createNetServer } from 'node:net'
 import t, { type Test } from 'tap'
 import { routeList } from '../../src/openapi/routes/routes.ts'
@@ -13,6 +13,17 @@ import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-serv
 // The verifier against a service written by hand (test/helpers/pets-service.ts), over real HTTP:
 // kept to its document, it finds nothing; broken in one way, the check for that way names it,
 // with a curl command that sends the same request and never shows the token.
+
+/** A service of `handle` over real HTTP, closed when the test ends: its URL, and a transport's send to it. */
+async function serving (t: Test, handle: RequestListener): Promise<{ url: string, send: ReturnType<typeof httpTransport>['send'] }> {
+  const server = createServer(handle)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  const http = httpTransport(url, { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  return { url, send: http.send }
+}
 
 async function verified (t: Test, fault?: Fault, options: Partial<VerifyOptions> = {}) {
   const { url, requests } = await startPets(t, fault, { tooMany: options.retries429 === undefined ? 0 : 1 })
@@ -147,13 +158,8 @@ t.test('bounded: a 429 is waited out and sent again; --only-safe, the bound on r
 })
 
 t.test('every answer 404: a warning that the base URL may not be where the document\'s paths begin', async (t) => {
-  const server = createServer((_req, res) => { res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"no such path"}') })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => server.close(resolve)))
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  const http = httpTransport(url, { timeoutMs: 5_000, connections: 2 })
-  t.teardown(http.close)
-  const verification = await verify({ ...structuredClone(PETS), servers: [{ url: 'https://pets.example/v1' }] }, http.send, { seed: 42, credentials: { bearer: TOKEN } })
+  const { url, send } = await serving(t, (_req, res) => { res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"no such path"}') })
+  const verification = await verify({ ...structuredClone(PETS), servers: [{ url: 'https://pets.example/v1' }] }, send, { seed: 42, credentials: { bearer: TOKEN } })
   const report = reportOf(verification, 'pets.yaml', url)
   t.same(report.warnings, [`every answer was 404 (all ${verification.operations.reduce((n, o) => n + o.sent.length, 0)}): the document's paths may not begin at the base URL given (its servers: https://pets.example/v1)`])
   t.match(summaryOf(report), /\nWarning: every answer was 404 \(all \d+\): .*\(its servers: https:\/\/pets\.example\/v1\)\.\n/, 'in the summary too')
@@ -338,18 +344,14 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
   }
 
   // A service off by one at one bound (and that checks nothing else): the request with every value at its highest is refused, and shown by that value alone.
-  const offByOne = createServer((req, res) => {
+  const { send } = await serving(t, (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
       const refused = JSON.parse(Buffer.concat(chunks).toString()).size === 40
       res.writeHead(refused ? 400 : 201).end()
     })
   })
-  await new Promise<void>((resolve) => offByOne.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => offByOne.close(resolve)))
-  const http = httpTransport(`http://127.0.0.1:${(offByOne.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
-  t.teardown(http.close)
-  const violations = (await verify(bounded('3.1.0', exclusive31) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations
+  const violations = (await verify(bounded('3.1.0', exclusive31) as any, send, { seed: 1, generated: 0 })).operations[0].violations
   // It takes every value past a bound: each one named, within the body too.
   t.match(violations.filter((v) => v.check === 'negative_data_rejection').map((v) => v.detail).join('\n'), /body property out of its bounds, lines\[0\]\.sku pattern\) accepted with 201/, 'a value past its bound within the body, taken')
   const found = violations.filter((v) => v.check === 'positive_data_acceptance')
@@ -374,12 +376,8 @@ t.test('a list parameter\'s items past their bounds: an enum of statuses to filt
   t.same(mocked.operations[0].violations, [], 'the mock refuses it')
   t.match(mocked.operations[0].sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${s.request.path} ${s.status}`), [/^status\[0\] enum \/orders\?status=not-one-of-its-values 400$/], 'sent, named by its place')
   // A service that filters by what it knows and ignores the rest takes it.
-  const lenient = createServer((_req, res) => { res.writeHead(200).end() })
-  await new Promise<void>((resolve) => lenient.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => lenient.close(resolve)))
-  const http = httpTransport(`http://127.0.0.1:${(lenient.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
-  t.teardown(http.close)
-  const found = (await verify(structuredClone(filtered) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations
+  const { send } = await serving(t, (_req, res) => { res.writeHead(200).end() })
+  const found = (await verify(structuredClone(filtered) as any, send, { seed: 1, generated: 0 })).operations[0].violations
   t.same(found.map((v) => v.detail), ['an invalid request (parameter out of its bounds, status[0] enum) accepted with 200'])
 })
 
@@ -406,12 +404,8 @@ t.test('a body composed with allOf, one part requiring what another declares: se
   t.same(mocked.operations[0].violations, [], 'the mock refuses each')
   t.same(mocked.operations[0].sent.filter((s) => s.status === 400).map((s) => s.breaks ?? s.fault), ['body without a required property', 'body property of the wrong type', 'due required (day)'], 'each sent')
   // A service that takes any JSON takes them.
-  const lenient = createServer((_req, res) => { res.writeHead(201).end() })
-  await new Promise<void>((resolve) => lenient.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => lenient.close(resolve)))
-  const http = httpTransport(`http://127.0.0.1:${(lenient.address() as { port: number }).port}`, { timeoutMs: 5_000, connections: 2 })
-  t.teardown(http.close)
-  const found = (await verify(structuredClone(composed) as any, http.send, { seed: 1, generated: 0 })).operations[0].violations
+  const { send } = await serving(t, (_req, res) => { res.writeHead(201).end() })
+  const found = (await verify(structuredClone(composed) as any, send, { seed: 1, generated: 0 })).operations[0].violations
   t.match(found.map((v) => v.detail), [/without a required property/, /of the wrong type/, /due required \(day\)/])
 })
 
