@@ -129,9 +129,9 @@ t.test('a PUT that merges what it is sent into what was there, or drops what it 
   }
 })
 
-t.test('an update POSTed to the item path in a form, as Stripe\'s are, that loses one property: found by a patch of all that change; one that keeps them: nothing', async (t) => {
-  const form = { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string', maxLength: 40 }, age: { type: 'integer', minimum: 0, maximum: 150 } } } } } }
-  const customer = { description: 'it', content: { 'application/json': { schema: { type: 'object', required: ['id', 'email', 'age'], properties: { id: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' } } } } } }
+t.test('an update POSTed to the item path in a form, as Stripe\'s are, that loses one property, or reads false as true: found by a patch of all that change; one that keeps them: nothing', async (t) => {
+  const form = { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string', maxLength: 40 }, age: { type: 'integer', minimum: 0, maximum: 150 }, vip: { type: 'boolean' } } } } } }
+  const customer = { description: 'it', content: { 'application/json': { schema: { type: 'object', required: ['id', 'email', 'age', 'vip'], properties: { id: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' }, vip: { type: 'boolean' } } } } } }
   const CUSTOMERS = {
     openapi: '3.0.3',
     info: { title: 'Customers', version: '1.0.0' },
@@ -144,33 +144,34 @@ t.test('an update POSTed to the item path in a form, as Stripe\'s are, that lose
       }
     }
   }
-  for (const losesAge of [false, true]) {
-    const customers = new Map<string, { id: string, email: string, age: number }>()
+  for (const fault of ['none', 'loses the age', 'reads false as true'] as const) {
+    const customers = new Map<string, { id: string, email: string, age: number, vip: boolean }>()
     const url = await serveText(t, (req, res, text) => {
       if (text !== '' && req.headers['content-type'] !== 'application/x-www-form-urlencoded') return answer(res, 415)
       const fields = new URLSearchParams(text)
       const email = fields.get('email') ?? undefined
       const age = fields.has('age') ? Number(fields.get('age')) : undefined
-      if ([...fields.keys()].some((name) => name !== 'email' && name !== 'age') || (email !== undefined && email.length > 40) || (age !== undefined && !(Number.isInteger(age) && age >= 0 && age <= 150))) return answer(res, 400)
+      const vip = fields.has('vip') ? (fault === 'reads false as true' ? fields.get('vip') !== '' : fields.get('vip') === 'true') : undefined
+      if ([...fields.keys()].some((name) => !['email', 'age', 'vip'].includes(name)) || (email !== undefined && email.length > 40) || (age !== undefined && !(Number.isInteger(age) && age >= 0 && age <= 150)) || !['true', 'false', null].includes(fields.get('vip'))) return answer(res, 400)
       if (req.url === '/customers') {
-        const made = { id: `cus_${customers.size + 1}`, email: email ?? '', age: age ?? 0 }
+        const made = { id: `cus_${customers.size + 1}`, email: email ?? '', age: age ?? 0, vip: vip ?? false }
         customers.set(made.id, made)
         return answer(res, 200, made)
       }
       const there = customers.get(decodeURIComponent(req.url!.split('/')[2]))
       if (there === undefined) return answer(res, 404)
-      if (req.method === 'POST') Object.assign(there, email !== undefined && { email }, age !== undefined && !losesAge && { age })
+      if (req.method === 'POST') Object.assign(there, email !== undefined && { email }, age !== undefined && fault !== 'loses the age' && { age }, vip !== undefined && { vip })
       answer(res, 200, there)
     })
     const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
     t.teardown(http.close)
     const found = (await verify(structuredClone(CUSTOMERS) as any, http.send, { seed: 7 })).operations.flatMap((o) => o.violations)
-    if (!losesAge) {
+    if (fault === 'none') {
       t.same(found.map((v) => v.detail), [], 'an update that keeps what it is sent: nothing found')
       continue
     }
-    t.same(found.map((v) => v.check), ['read_after_write'], 'one that loses the age: found, once')
-    t.match(found[0]?.detail, /^POST \/customers\/\{customer\} wrote what the read does not answer: age: written \d+, read 0$/)
+    t.same(found.map((v) => v.check), ['read_after_write'], `one that ${fault}: found, once`)
+    t.match(found[0]?.detail, fault === 'loses the age' ? /^POST \/customers\/\{customer\} wrote what the read does not answer: age: written \d+, read 0$/ : /^POST \/customers\/\{customer\} wrote what the read does not answer: vip: written false, read true$/)
     t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch all', 'read'], 'shrunk to create, patch all, read')
   }
 })
