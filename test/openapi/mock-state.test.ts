@@ -12,6 +12,9 @@ import { shop } from './fixtures/shop.ts'
 // The stateful mock (npm run mock's default) on a shop of our own: what a client writes it reads
 // back, each answer still valid against the document, each item's collection its own.
 
+/** A JSON media type of `schema`, as a request body or an answer holds it. */
+const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+
 async function shopMock (t: Test, options = {}) {
   const { logStream, lines } = captureLog()
   const built = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document: structuredClone(shop) }, 'shop.json', logStream, options)
@@ -118,7 +121,6 @@ t.test('an item created by PUT with its key in the path; nested collections, eac
 })
 
 t.test('keys of a pattern of their own, drawn from it; a property named as a parent\'s path parameter, that parent\'s', async (t) => {
-  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
   const book = { type: 'object', required: ['id', 'shelfId', 'title'], properties: { id: { type: 'string', readOnly: true }, shelfId: { type: 'integer', readOnly: true }, title: { type: 'string' } } }
   const shelfId = { name: 'shelfId', in: 'path', required: true, schema: { type: 'integer' } }
   const library = {
@@ -330,7 +332,6 @@ t.test('an example named default pairs nothing: converters give that name to lon
 })
 
 t.test('what a part of an allOf requires, another declaring it, is kept as what the part itself requires is: a time, the time it was made', async (t) => {
-  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
   // A read schema made of the write schema and a part that requires what the server sets, as many descriptions compose theirs.
   const task = { allOf: [{ $ref: '#/components/schemas/NewTask' }, { required: ['id', 'status', 'updated'], properties: { id: { type: 'integer', readOnly: true } } }] }
   const document = {
@@ -353,7 +354,6 @@ t.test('what a part of an allOf requires, another declaring it, is kept as what 
 
 t.test('an update POSTed to the item path, as Stripe\'s are, merged into what is kept; where the path has a PATCH, that one', async (t) => {
   const form = (schema: object) => ({ content: { 'application/x-www-form-urlencoded': { schema } } })
-  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
   const fields = { type: 'object', properties: { email: { type: 'string' }, name: { type: 'string' } } }
   const customer = { type: 'object', required: ['id'], properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } } }
   const customers = (patch: boolean) => ({
@@ -383,7 +383,6 @@ t.test('an update POSTed to the item path, as Stripe\'s are, merged into what is
 })
 
 t.test('what a read requires and a write did not send, in a list\'s items past the sample\'s, is filled as in the sample\'s first: the rest as written', async (t) => {
-  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
   const written = { type: 'object', required: ['summary'], properties: { summary: { type: 'string' }, packages: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, ecosystem: { type: 'string' } } } } } }
   // As GitHub's security advisories: the read requires each package's name, the write does not.
   const read = { type: 'object', required: ['id', 'summary', 'packages'], properties: { id: { type: 'integer' }, summary: { type: 'string' }, packages: { type: 'array', items: { type: 'object', required: ['name', 'ecosystem'], properties: { name: { type: 'string' }, ecosystem: { type: 'string' } } } } } }

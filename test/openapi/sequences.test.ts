@@ -25,6 +25,17 @@ async function verified (t: Test, fault?: ThingsFault) {
   return { verification, report: reportOf(verification, 'things.yaml', url) }
 }
 
+/** `document` verified (seed 7) against a service of `handle` written by hand in the test, over real HTTP: the verification, and the service's URL. */
+async function verifiedAgainst (t: Test, document: object, handle: Parameters<typeof serveText>[1]) {
+  const url = await serveText(t, handle)
+  const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
+  t.teardown(http.close)
+  return { verification: await verify(structuredClone(document) as any, http.send, { seed: 7 }), url }
+}
+
+/** A JSON media type of `schema`, as a request body or an answer holds it. */
+const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+
 t.test('a service that keeps its word between requests: every chain followed, nothing found', async (t) => {
   const { verification, report } = await verified(t)
   t.same(report.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'no violation')
@@ -73,7 +84,6 @@ t.test('a book without its title taken, on a shelf whose id no sample names: fou
 })
 
 t.test('a PUT that merges what it is sent into what was there, or drops what it was sent: read_after_write, shrunk; one that replaces: nothing', async (t) => {
-  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
   const fields = { title: { type: 'string', minLength: 1 }, body: { type: 'string' } }
   const note = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', readOnly: true }, ...fields } }
   const NOTES = {
@@ -92,7 +102,7 @@ t.test('a PUT that merges what it is sent into what was there, or drops what it 
     const merges = kind === 'merges'
     const notes = new Map<string, Record<string, unknown>>()
     let next = 1
-    const url = await serveText(t, (req, res, text) => {
+    const { verification } = await verifiedAgainst(t, NOTES, (req, res, text) => {
       if (text !== '' && req.headers['content-type'] !== 'application/json') return answer(res, 415)
       const body = text === '' ? undefined : JSON.parse(text)
       const id = /^\/notes\/(\d+)$/.exec(req.url!)?.[1]
@@ -110,9 +120,7 @@ t.test('a PUT that merges what it is sent into what was there, or drops what it 
       notes.set(id!, replaced)
       answer(res, 200, replaced)
     })
-    const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
-    t.teardown(http.close)
-    const found = (await verify(structuredClone(NOTES), http.send, { seed: 7 })).operations.flatMap((o) => o.violations)
+    const found = verification.operations.flatMap((o) => o.violations)
     if (kind === 'replaces') {
       t.same(found.map((v) => v.detail), [], 'a PUT that replaces: nothing found')
       continue
@@ -146,7 +154,7 @@ t.test('an update POSTed to the item path in a form, as Stripe\'s are, that lose
   }
   for (const fault of ['none', 'loses the age', 'reads false as true'] as const) {
     const customers = new Map<string, { id: string, email: string, age: number, vip: boolean }>()
-    const url = await serveText(t, (req, res, text) => {
+    const { verification } = await verifiedAgainst(t, CUSTOMERS, (req, res, text) => {
       if (text !== '' && req.headers['content-type'] !== 'application/x-www-form-urlencoded') return answer(res, 415)
       const fields = new URLSearchParams(text)
       const email = fields.get('email') ?? undefined
@@ -163,9 +171,7 @@ t.test('an update POSTed to the item path in a form, as Stripe\'s are, that lose
       if (req.method === 'POST') Object.assign(there, email !== undefined && { email }, age !== undefined && fault !== 'loses the age' && { age }, vip !== undefined && { vip })
       answer(res, 200, there)
     })
-    const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
-    t.teardown(http.close)
-    const found = (await verify(structuredClone(CUSTOMERS) as any, http.send, { seed: 7 })).operations.flatMap((o) => o.violations)
+    const found = verification.operations.flatMap((o) => o.violations)
     if (fault === 'none') {
       t.same(found.map((v) => v.detail), [], 'an update that keeps what it is sent: nothing found')
       continue
@@ -185,7 +191,6 @@ t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, a
 })
 
 t.test('a replace that must name the item as last seen (If-Match): sent with the ETag its chain was last answered; one that loses the write: found', async (t) => {
-  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
   const etagged = (description: string) => ({ description, headers: { ETag: { required: true, schema: { type: 'string' } } }, ...json({ type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } }) })
   const body = { required: true, ...json({ type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1 } } }) }
   const NOTES = {
@@ -204,7 +209,7 @@ t.test('a replace that must name the item as last seen (If-Match): sent with the
     const notes = new Map<string, { id: number, title: string, version: number }>()
     let next = 1
     const tagOf = (note: { id: number, version: number }) => `"${note.id}.${note.version}"`
-    const url = await serveText(t, (req, res, text) => {
+    const { verification, url } = await verifiedAgainst(t, NOTES, (req, res, text) => {
       if (text !== '' && req.headers['content-type'] !== 'application/json') return answer(res, 415)
       const sent = text === '' ? undefined : JSON.parse(text)
       const shown = (status: number, note: { id: number, title: string, version: number }) => answer(res, status, { id: note.id, title: note.title }, { etag: tagOf(note) })
@@ -223,9 +228,6 @@ t.test('a replace that must name the item as last seen (If-Match): sent with the
       notes.set(String(there.id), replaced)
       shown(200, replaced)
     })
-    const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
-    t.teardown(http.close)
-    const verification = await verify(structuredClone(NOTES), http.send, { seed: 7 })
     const report = reportOf(verification, 'notes.json', url)
     const found = report.operations.flatMap((o) => o.violations)
     if (!loses) {
