@@ -32,6 +32,31 @@ t.test('a discriminator chooses the branch, and a 400 names it', async (t) => {
   t.equal((await send({ barks: true })).json().detail, 'body must have required property \'petType\'')
 })
 
+t.test('without a mapping, a branch whose schema pins the property to its own values is chosen by them, not by its name', async (t) => {
+  const kind = (name: string, pin: object) => ({ type: 'object', required: ['type'], properties: { type: { type: 'string', ...pin }, [`${name}Only`]: { type: 'number' } } })
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Books', version: '1.0.0' },
+    paths: { '/books': body('books', { $ref: '#/components/schemas/Kind' }) },
+    components: {
+      schemas: {
+        Kind: { oneOf: ['Paper', 'Ebook', 'Audio'].map((name) => ({ $ref: `#/components/schemas/${name}` })), discriminator: { propertyName: 'type' } },
+        Paper: kind('paper', { enum: ['paper', 'print'] }),
+        // Pinned through allOf, by const.
+        Ebook: { allOf: [{ $ref: '#/components/schemas/Base' }, { properties: { type: { const: 'ebook' } } }] },
+        Base: kind('ebook', {}),
+        // Pinned by nothing: its name chooses it.
+        Audio: kind('audio', {})
+      }
+    }
+  }
+  const app = await engineApp(t, document, { books: echo })
+  const send = async (book: unknown) => await app.inject({ method: 'POST', url: '/books', payload: book as object })
+  for (const type of ['paper', 'print', 'ebook', 'Audio']) t.equal((await send({ type })).statusCode, 200, `${type} chooses its branch`)
+  t.equal((await send({ type: 'print', paperOnly: 'x' })).json().detail, 'body/paperOnly must be number (as Paper, which type "print" chooses)', 'and the branch it chooses judges the rest')
+  t.equal((await send({ type: 'Paper' })).json().detail, 'body/type must be one of paper, print, ebook, Audio, which choose its schema', 'the name of a branch that pins other values chooses nothing')
+})
+
 t.test('the formats OpenAPI names are checked', async (t) => {
   const document = { openapi: '3.1.0', info: { title: 'Formats', version: '1.0.0' }, paths: { '/formats': body('formats', { $ref: '#/components/schemas/Formats' }) }, components }
   const app = await engineApp(t, document, { formats: echo })

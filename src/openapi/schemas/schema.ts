@@ -78,8 +78,24 @@ function defOf (ref: string): { key: string, source: string, tail: string } {
   return { key: ref.slice(2).split('/').map(unescape).join('.'), source: ref, tail: '' }
 }
 
-/** A oneOf or anyOf with a discriminator as x-discriminator: each value of its property, and the branch it chooses. */
-function dispatched (node: Record<string, any>): Record<string, any> {
+/** The string values a schema allows its property `name` (a const, or an enum, through allOf too); none where it does not pin them. */
+function pinned (doc: OpenApiDocument, schema: unknown, name: string, seen = new Set<unknown>()): string[] {
+  const s = derefSchema(doc, schema)
+  if (s === null || typeof s !== 'object' || seen.has(s)) return []
+  seen.add(s)
+  const property = derefSchema(doc, s.properties?.[name])
+  const values = property?.const !== undefined ? [property.const] : Array.isArray(property?.enum) ? property.enum : []
+  const own = values.filter((value: unknown): value is string => typeof value === 'string')
+  return own.length > 0 ? own : (Array.isArray(s.allOf) ? s.allOf : []).flatMap((part: unknown) => pinned(doc, part, name, seen))
+}
+
+/**
+ * A oneOf or anyOf with a discriminator as x-discriminator: each value of its property, and the
+ * branch it chooses. A branch the mapping names is chosen by the mapping's values; another by its
+ * schema's name, or, where its own schema pins the property to other values (`enum: [paper]` in
+ * Paper, as documents often write it), by those: no object could carry the name and pass the branch.
+ */
+function dispatched (doc: OpenApiDocument, node: Record<string, any>): Record<string, any> {
   const branches: any[] = node.oneOf ?? node.anyOf
   const { propertyName, mapping = {} } = node.discriminator ?? {}
   if (typeof propertyName !== 'string' || !Array.isArray(branches) || mapping === null || typeof mapping !== 'object') return node
@@ -96,7 +112,8 @@ function dispatched (node: Record<string, any>): Record<string, any> {
     const ref = branch?.$ref
     if (typeof ref !== 'string') return node // an inline branch has no name to be chosen by: a plain oneOf
     const name = unescape(ref.slice(ref.lastIndexOf('/') + 1))
-    choices.push({ values: byRef.get(ref) ?? [name], name, schema: branch })
+    const own = pinned(doc, branch, propertyName)
+    choices.push({ values: byRef.get(ref) ?? (own.length === 0 ? [name] : own), name, schema: branch })
   }
   const { oneOf, anyOf, discriminator, ...rest } = node
   return { ...rest, 'x-discriminator': { propertyName, choices } }
@@ -141,7 +158,7 @@ function copier (doc: OpenApiDocument, view: SchemaView, file: string, refTo: (r
   const rewrite = (node: any): any => {
     if (typeof node === 'boolean') return node
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return {} // no schema: any value
-    const source = validating && node.discriminator !== undefined ? dispatched(node) : node
+    const source = validating && node.discriminator !== undefined ? dispatched(doc, node) : node
     const out: Record<string, any> = {}
     for (const [key, value] of Object.entries<any>(source)) {
       // Its base and dialect are the document's: one of its own would move where its $refs point.
