@@ -409,6 +409,16 @@ t.test('a body composed with allOf, one part requiring what another declares: se
   t.match(found.map((v) => v.detail), [/without a required property/, /of the wrong type/, /due required \(day\)/])
 })
 
+t.test('integers of format int32 are drawn within its range: as many generated requests sent as asked, none the engine would refuse', async (t) => {
+  const counts = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((name, i) => [name, { type: 'integer', format: 'int32', ...(i % 2 === 0 && { minimum: 1 }) }]))
+  const document = { openapi: '3.1.0', info: { title: 'Counts', version: '1.0.0' }, paths: { '/counts': { post: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: Object.keys(counts), properties: counts } } } }, responses: { 204: { description: 'kept' } } } } } }
+  const { send } = await serving(t, (_req, res) => { res.writeHead(204).end() })
+  const { sent } = (await verify(document as any, send, { seed: 3, generated: 10 })).operations[0]
+  const generated = sent.filter((s) => s.source === 'generated').map((s) => Object.values(JSON.parse(String(s.request.body))) as number[])
+  t.equal(generated.length, 10, 'ten drawn, ten sent (six int32s each, drawn past their range half the time, left one in 64 valid)')
+  t.ok(generated.flat().every((n) => n >= -(2 ** 31) && n < 2 ** 31), 'every one within int32')
+})
+
 t.test('credentials that are not the ones given: each scheme\'s stand-in, the user\'s other headers kept; none where nothing of the user\'s would be left out', async (t) => {
   const { wrongCredentialsFor } = await import('../../src/openapi/verify/credentials.ts')
   const document = structuredClone(PETS) as any
