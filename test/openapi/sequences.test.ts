@@ -5,7 +5,7 @@ import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { junitOf } from '../../src/openapi/verify/junit.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
-import { unwritten } from '../../src/openapi/verify/sequences.ts'
+import { keptThrough, unwritten } from '../../src/openapi/verify/sequences.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
 import { answer, serveText } from '../helpers/hand-served.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
@@ -182,12 +182,16 @@ t.test('an update POSTed to the item path in a form, as Stripe\'s are, that lose
   }
 })
 
-t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it', async (t) => {
+t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it; an object drawn without a prototype, as JSON reads it', async (t) => {
   const doc = { openapi: '3.1.0', info: { title: 'Pay', version: '1.0.0' }, paths: {} } as any
   const schema = { type: 'object', properties: { salary: { type: 'number' }, bonus: { type: 'number' } } }
   const validators = createValidators(doc)
   t.same(unwritten(doc, validators, schema, 'id', { salary: -0, bonus: 1 }, JSON.parse(JSON.stringify({ salary: -0, bonus: 1 }))), [], 'read back as sent')
   t.same(unwritten(doc, validators, schema, 'id', { salary: -0, bonus: 1 }, { salary: 0, bonus: 2 }), ['bonus: written 1, read 2'], 'what differs, still found')
+  // fast-check draws some objects without a prototype; JSON reads every one back with one.
+  const address = Object.assign(Object.create(null), { city: 'Lyon' })
+  const withAddress = { type: 'object', properties: { address: { type: 'object', properties: { city: { type: 'string' } } } } }
+  t.same(keptThrough(doc, withAddress, 'id', { address }, JSON.parse('{"address":{"city":"Lyon"}}')), ['address: left out, read {"city":"Lyon"}'], 'an object left out by a replace and read back as it was: kept, whatever its prototype')
 })
 
 t.test('a replace that must name the item as last seen (If-Match): sent with the ETag its chain was last answered; one that loses the write: found', async (t) => {
@@ -238,6 +242,64 @@ t.test('a replace that must name the item as last seen (If-Match): sent with the
     t.same(found.map((v) => v.check), ['read_after_write'], 'a replace that loses the write: found, once')
     t.same(found[0]?.steps?.map((s) => `${s.step} ${s.status}`), ['create 201', 'replace 200', 'read 200'], 'shrunk to create, replace, read')
     t.match(found[0]?.steps?.[1]?.curl, /\/notes\/(\d+)' -H 'if-match: "\1\.1"'/, 'the replace names the ETag the create answered')
+  }
+})
+
+t.test('a key the client gives in the create, refused once taken (409): each create sends one not sent before, and the chain goes on; a delete that keeps the item, or a PUT that merges, found', async (t) => {
+  const kind = { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['paper', 'ebook'] }, weight: { type: 'number' } } }
+  const book = { type: 'object', required: ['isbn', 'title'], properties: { isbn: { type: 'string', pattern: '^[0-9]{13}$' }, title: { type: 'string', minLength: 1 }, kind } }
+  const BOOKS = {
+    openapi: '3.1.0',
+    info: { title: 'Books', version: '1.0.0' },
+    paths: {
+      '/books': { post: { requestBody: { required: true, ...json(book) }, responses: { 201: { description: 'added', ...json(book) }, 400: { description: 'bad' }, 409: { description: 'that isbn is taken' } } } },
+      '/books/{isbn}': {
+        parameters: [{ name: 'isbn', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]{13}$' } }],
+        get: { responses: { 200: { description: 'the book', ...json(book) }, 404: { description: 'none' } } },
+        put: { requestBody: { required: true, ...json(book) }, responses: { 200: { description: 'replaced', ...json(book) }, 400: { description: 'bad' }, 404: { description: 'none' } } },
+        delete: { responses: { 204: { description: 'gone' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  for (const fault of [undefined, 'a delete that keeps it', 'a PUT that merges'] as const) {
+    const books = new Map<string, Record<string, unknown>>()
+    let refused = 0
+    const { verification, url } = await verifiedAgainst(t, BOOKS, (req, res, text) => {
+      if (text !== '' && req.headers['content-type'] !== 'application/json') return answer(res, 415)
+      const sent = text === '' ? undefined : JSON.parse(text)
+      const valid = /^\d{13}$/.test(sent?.isbn) && typeof sent.title === 'string' && sent.title !== '' &&
+        (sent.kind === undefined || (['paper', 'ebook'].includes(sent.kind?.type) && ['undefined', 'number'].includes(typeof sent.kind.weight)))
+      if (req.method === 'POST') {
+        if (!valid) return answer(res, 400)
+        if (books.has(sent.isbn) && ++refused) return answer(res, 409)
+        books.set(sent.isbn, sent)
+        return answer(res, 201, sent)
+      }
+      const isbn = /^\/books\/(\d{13})$/.exec(req.url!)?.[1] ?? ''
+      const there = books.get(isbn)
+      if (there === undefined) return answer(res, 404)
+      if (req.method === 'GET') return answer(res, 200, there)
+      if (req.method === 'DELETE') {
+        if (fault !== 'a delete that keeps it') books.delete(isbn)
+        return answer(res, 204)
+      }
+      if (!valid) return answer(res, 400)
+      const replaced = { ...(fault === 'a PUT that merges' ? there : {}), ...sent, isbn }
+      books.set(isbn, replaced)
+      answer(res, 200, replaced)
+    })
+    const report = reportOf(verification, 'books.json', url)
+    const found = report.operations.flatMap((o) => o.violations)
+    if (fault === undefined) {
+      t.same(found.map((v) => v.detail), [], 'a service that keeps its word: nothing found')
+      t.ok(refused > 0, 'creates refused as taken: the samples\' isbn, sent by the requests before the chains')
+      t.same(report.operations.flatMap((o) => o.notes), [], 'its chain followed to its end all the same')
+      continue
+    }
+    const check = fault === 'a delete that keeps it' ? 'use_after_free' : 'read_after_write'
+    t.same(found.map((v) => v.check), [check], `${fault}: found by ${check}`)
+    t.ok(found[0]?.steps?.every((s) => s.status !== 409), 'no create of its sequence refused as taken')
+    if (fault === 'a PUT that merges') t.match(found[0]?.detail, /as if merged: kind: left out/, 'an object left out, read back as it was written: alike, whatever fast-check drew it as')
   }
 })
 

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { kindOf } from '../requests/bodies.ts'
@@ -15,7 +14,9 @@ import type { HttpRequest } from './spelling.ts'
 // a second create, read, patch, read, patch all, read, replace, read, replace all, read, delete,
 // read) with the key carried from the create's answer (its body, else Location) and the item's
 // ETag to a write's If-Match; a resource a PUT makes under the key in its path
-// starts with that PUT, under a key of the document's (its sample). Each parent is made first
+// starts with that PUT, under a key of the document's (its sample); a key the client gives in a
+// create's body is one no create of the run has sent (another, where the service says it is
+// taken). Each parent is made first
 // where the document shows how. Each answer is judged as its operation's are (its status, media
 // type, schema, headers: a read's 200 is often answered only here, where there is something to
 // read); and the chain by checks of its own, each firing only on what the document promises:
@@ -43,6 +44,9 @@ export interface ChainAnswerViolation extends SequenceViolation { chain: ChainSt
 /** Sends a request of a chain; undefined when the run's bounds are spent, an Error when nothing came back. */
 export type ChainExchange = (request: HttpRequest) => Promise<Answer | Error | undefined>
 
+// A create whose key the client gives, refused as taken (409), is sent with another: so many times in all.
+const CREATE_TRIES = 3
+
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 const json = (answer: Answer): unknown => { try { return JSON.parse(answer.body.toString('utf8')) } catch { return undefined } }
 const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
@@ -55,6 +59,9 @@ function holds (read: unknown, written: unknown): boolean {
   if (!isObject(written)) return read === written
   return isObject(read) && Object.entries(written).every(([name, value]) => holds(read[name], value))
 }
+
+/** Two values alike as JSON sends them: whatever their objects' prototypes (fast-check draws some without one). */
+const alike = (a: unknown, b: unknown): boolean => holds(a, b) && holds(b, a)
 
 /**
  * What a read's item holds otherwise than `sent` wrote: each property the read declares and takes
@@ -84,7 +91,7 @@ export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string,
   return Object.entries(leftOut).filter(([name, value]) => {
     const property = derefSchema(doc, declared[name])
     return name !== key && property !== undefined && !required.has(name) && property.readOnly !== true && property.writeOnly !== true && property.default === undefined &&
-      property.enum === undefined && property.const === undefined && distinctive(value) && isDeepStrictEqual((read as any)?.[name], value)
+      property.enum === undefined && property.const === undefined && distinctive(value) && alike((read as any)?.[name], value)
   }).map(([name, value]) => `${name}: left out, read ${JSON.stringify(value)?.slice(0, 60)}`)
 }
 
@@ -109,8 +116,24 @@ export function chainOf (resource: Resource): ChainStep[] {
   return steps
 }
 
+/** A write's valid bodies: the document's and drawn ones (in `rounds` of twenty more), and the one of its required properties alone. */
+interface Bodies { bodies: unknown[], required: unknown, rounds: number }
+
+/** What the chains of one run share, whichever operation's requests they are counted as. */
+export interface ChainMemory {
+  /** A write's valid bodies, found once (bodiesOf). */
+  bodies: Map<RouteSpec, Bodies | Unbuildable>
+  /**
+   * The keys a client gives in a create's body (JSON), by resource, as sent: each create sends one
+   * not sent before, as a client making a new item would, where a service refuses a key taken.
+   */
+  taken: Map<Resource, Set<string>>
+}
+
+export const chainMemory = (): ChainMemory => ({ bodies: new Map(), taken: new Map() })
+
 /** Runs chains of one document: each resource's, and its shrinking. */
-export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, judgeOf: (route: RouteSpec) => Judge, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number) {
+export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, judgeOf: (route: RouteSpec) => Judge, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number, memory: ChainMemory) {
   const byItem = new Map(resources.map((resource) => [resource.item, resource]))
   const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => {
     const media = successJson(route)?.media
@@ -131,29 +154,32 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   }
   const declares404 = (route: RouteSpec | undefined): boolean => route?.responses.some((r) => ['404', '410', '4XX'].includes(r.status)) === true
 
+  /** Of these bodies, those of the media type a chain sends (its JSON, where it takes JSON), valid as the engine reads them. */
+  const valid = (plan: Planner, bodies: unknown[]): unknown[] => bodies.filter((body) => body !== undefined && !(plan.linked({ parameters: new Map(), body: { value: body } }) instanceof Error))
+  /** The `round`th twenty bodies drawn from the write's schema. */
+  const drawnBodies = (plan: Planner, round: number): unknown[] => {
+    const drawn = plan.generated()
+    return drawn === undefined ? [] : valid(plan, fc.sample(drawn.values, { seed: seed + round, numRuns: 20 }).map((values) => drawn.request(values)?.values.body))
+  }
   // A write's valid bodies, found once for all its chains: the document's example, the samples
-  // (the required-only one apart) and twenty drawn from its schema.
-  const bodiesFor = new Map<RouteSpec, { bodies: unknown[], required: unknown } | Unbuildable>()
-  const bodiesOf = (route: RouteSpec): { bodies: unknown[], required: unknown } | Unbuildable => {
-    let found = bodiesFor.get(route)
-    if (found === undefined) {
-      try {
-        const plan = planOf(route)
-        const drawn = plan.generated()
+  // (the required-only one apart) and twenty drawn from its schema; twenty more, up to a hundred,
+  // each time `more` asks (a create has sent every key a client gives in them).
+  const bodiesOf = (route: RouteSpec, more = false): Bodies | Unbuildable => {
+    let found = memory.bodies.get(route)
+    if (found !== undefined && !(more && !(found instanceof Unbuildable) && found.rounds < 5)) return found
+    try {
+      const plan = planOf(route)
+      if (found === undefined) {
         const fixed = plan.fixed().filter((c) => c.kind === 'valid')
-        found = {
-          bodies: [
-            ...fixed.map((c) => c.values.body),
-            ...drawn === undefined ? [] : fc.sample(drawn.values, { seed, numRuns: 20 }).map((values) => drawn.request(values)?.values.body).filter((value) => value !== undefined)
-          ],
-          required: fixed.find((c) => c.source === 'minimal')?.values.body
-        }
-      } catch (err) {
-        if (!(err instanceof Unbuildable)) throw err
-        found = err
+        found = { bodies: [...valid(plan, fixed.map((c) => c.values.body)), ...drawnBodies(plan, 0)], required: fixed.find((c) => c.source === 'minimal')?.values.body, rounds: 0 }
+      } else {
+        found.bodies.push(...drawnBodies(plan, ++found.rounds))
       }
-      bodiesFor.set(route, found)
+    } catch (err) {
+      if (!(err instanceof Unbuildable)) throw err
+      found = err
     }
+    memory.bodies.set(route, found)
     return found
   }
 
@@ -162,9 +188,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
    * changes something of `current` where it can (a change to what is there already shows nothing),
    * from the document's example, its sample, or values drawn from its schema; the keys in `named`
    * (by property) put in it where its body names them (namedIn); the item's last ETag as its
-   * If-Match, where the operation takes one (a write made conditional, as RFC 9110 has it).
+   * If-Match, where the operation takes one (a write made conditional, as RFC 9110 has it); of
+   * the bodies, those `fresh` takes first.
    */
-  const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, partial = false, whole = false, etag }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, partial?: boolean, whole?: boolean, etag?: string }): Case | Error => {
+  const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, partial = false, whole = false, etag, fresh }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, partial?: boolean, whole?: boolean, etag?: string, fresh?: (body: unknown) => boolean }): Case | Error => {
     const plan = planOf(route)
     const given = new Map<number, unknown>()
     plan.parameters.forEach((p, i) => {
@@ -173,11 +200,14 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     })
     let body: { value: unknown } | undefined
     if (withBody) {
-      const found = bodiesOf(route)
+      let found = bodiesOf(route)
+      if (fresh !== undefined && !(found instanceof Unbuildable) && !found.bodies.some(fresh)) found = bodiesOf(route, true)
       if (found instanceof Unbuildable) return found
-      const { bodies, required } = found
+      const { required } = found
+      const fresher = fresh === undefined ? [] : found.bodies.filter(fresh)
+      const bodies = fresher.length > 0 ? fresher : found.bodies
       try {
-        const changed = (value: unknown): number => !isObject(current) || !isObject(value) ? 1 : Object.entries(value).filter(([name, inner]) => !isDeepStrictEqual(current[name], inner)).length
+        const changed = (value: unknown): number => !isObject(current) || !isObject(value) ? 1 : Object.entries(value).filter(([name, inner]) => !alike(current[name], inner)).length
         const changes = (value: unknown): boolean => changed(value) > 0
         // A whole write, the body that changes the most: a property written as it was shows no loss.
         const chosen = whole ? bodies.reduce((best, value) => changed(value) > changed(best) ? value : best, bodies[0]) : bodies.find(changes) ?? bodies[0]
@@ -186,14 +216,14 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         // reads the same whether the service merged it or replaced all with it.
         if (partial && !whole && isObject(chosen) && isObject(current)) {
           for (const [name, value] of Object.entries(chosen)) {
-            if (value === null || isDeepStrictEqual(current[name], value)) continue
+            if (value === null || alike(current[name], value)) continue
             const one = plan.linked({ parameters: given, body: { value: { [name]: value, ...keys } } })
             if (!(one instanceof Error)) return one
           }
         }
         // All of a patch but its objects' nulls, which JSON Merge Patch reads as "remove it", where it stays valid without them.
         const stripped = partial && whole ? withoutNulls(chosen) : chosen
-        if (isObject(stripped) && !isDeepStrictEqual(stripped, chosen)) {
+        if (isObject(stripped) && !alike(stripped, chosen)) {
           const kept = plan.linked({ parameters: given, body: { value: { ...stripped, ...keys } } })
           if (!(kept instanceof Error)) return kept
         }
@@ -303,15 +333,29 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     let deleted = false
     // The item's entity tag as its last answer gave it, for a write that must name it (If-Match).
     let etag: string | undefined
+    const taken = memory.taken.get(resource) ?? new Set<string>()
+    memory.taken.set(resource, taken)
+    const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property in body ? JSON.stringify(body[resource.property]) : undefined
+    const fresh = (body: unknown): boolean => !taken.has(keyIn(body) ?? '')
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
       const action = step === 'patch all' ? 'patch' : step === 'replace all' ? 'replace' : step
       const route = creates ? creator : resource.operations[action as Action]!
-      const made = requestOf(route, { path: creates ? path : { ...path, [resource.parameter]: key }, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: action === 'patch', whole: action !== step, etag })
       const upTo = steps.slice(0, index + 1)
-      if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, sent, steps: upTo }
-      const answer = await send(made.request)
-      if (answer === undefined) return undefined
+      let made: Case | Error
+      let answer: Answer | Error | undefined
+      for (let tries = 1; ; tries++) {
+        made = requestOf(route, { path: creates ? path : { ...path, [resource.parameter]: key }, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
+        if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, sent, steps: upTo }
+        // Taken as it is sent: a chain run beside this one takes another.
+        const given = creates ? keyIn(made.values.body) : undefined
+        if (given !== undefined) taken.add(given)
+        answer = await send(made.request)
+        if (answer === undefined) return undefined
+        // A key the client gives, taken (409 Conflict: by an earlier request, or by data already
+        // there): another is tried, as a client would; the refused create is no step of the chain.
+        if (given === undefined || answer instanceof Error || answer.status !== 409 || tries === CREATE_TRIES) break
+      }
       const record: SentStep = { step, route, request: made.request, secrets: made.secrets }
       sent.push(record)
       if (answer instanceof Error) {
@@ -338,7 +382,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (step === 'create') {
           key = given
           written = { body: made.values.body, by: route }
-        } else if (isDeepStrictEqual(given, key) && !(isObject(made.values.body) && resource.property in made.values.body)) {
+        } else if (alike(given, key) && !(isObject(made.values.body) && resource.property in made.values.body)) {
           // Only a key the server chose: two creates of the key a client gives may well be one.
           const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
           if (found !== undefined) return found

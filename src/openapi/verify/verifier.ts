@@ -8,7 +8,7 @@ import { CHECKS, judge, noAnswer, type Answer, type CheckName, type Judge, type 
 import type { GivenCredentials } from './credentials.ts'
 import { DEFAULTS } from './defaults.ts'
 import { linkedValues, linksOf } from './links.ts'
-import { chainOf, creatorOf, sequences, type SentStep } from './sequences.ts'
+import { chainMemory, chainOf, creatorOf, sequences, type SentStep } from './sequences.ts'
 import type { HttpRequest } from './spelling.ts'
 import { inferResources } from '../routes/resources.ts'
 
@@ -154,10 +154,11 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   // their chains and what they make first, each request counted as the operation's it is for.
   const followed = settings.onlySafe ? [] : inferResources(doc, chosen).resources.filter((r) => creatorOf(r) !== undefined && r.operations.read !== undefined)
   const chains = { resources: 0, requests: 0 }
+  const memory = chainMemory()
   const chainsOf = (owner: OperationResult) => sequences(doc, validators, followed, (route) => targetOf(route).plan, (route) => targetOf(route).judged, async (request) => {
     chains.requests++
     return await exchange(request, owner)
-  }, checks, settings.seed)
+  }, checks, settings.seed, memory)
   // The operations whose requests named what was made first for them.
   const madeFor = new Set<RouteSpec>()
 
