@@ -32,6 +32,7 @@ export const RateLimitedError = clientError<[string]>('RATE_LIMITED', 'Too many 
 export const ValidationError = clientError<[string]>('VALIDATION', '%s', 400)
 export const TooDeepError = clientError<[number]>('TOO_DEEP', 'Request body nests deeper than %d levels', 400)
 export const DuplicateKeyError = clientError('DUPLICATE_KEY', 'Request body repeats a key in one object; each key may appear once', 400)
+export const ForbiddenKeyError = clientError<[string]>('FORBIDDEN_KEY', 'Request body has a key that would change an object\'s prototype (__proto__, constructor.prototype): %s', 400)
 
 export const StoreUnavailableError = createError(OWN_CODE_PREFIX + 'STORE_UNAVAILABLE', 'The store is unavailable, try again later', 503)
 export const StoreTimeoutError = createError(OWN_CODE_PREFIX + 'STORE_TIMEOUT', 'The store did not answer in time; retry (a create that timed out may already be stored, and its retry is safe)', 503, Error, false)

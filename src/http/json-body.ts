@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { parse as losslessParse } from 'lossless-json'
 import secureJson from 'secure-json-parse'
-import { BadJsonError, DuplicateKeyError, EmptyBodyError, TooDeepError } from '../errors.ts'
+import { BadJsonError, DuplicateKeyError, EmptyBodyError, ForbiddenKeyError, TooDeepError } from '../errors.ts'
 
 // JSON.parse silently rounds integers beyond 2^53 (9007199254740993 becomes ...992) and keeps
 // only the last of duplicate keys. One cheap pass over the text (scan) finds what JSON.parse
@@ -72,6 +72,15 @@ function countKeys (value: unknown): number {
   return keys
 }
 
+function isJson (text: string): boolean {
+  try {
+    JSON.parse(text.replace(/^\uFEFF/, ''))
+    return true
+  } catch {
+    return false
+  }
+}
+
 export function parseJsonBody (text: string): unknown {
   const { keys, mayLosePrecision } = scan(text)
   let value: unknown
@@ -79,7 +88,10 @@ export function parseJsonBody (text: string): unknown {
     // secure-json-parse is JSON.parse plus a refusal of __proto__ and constructor.prototype keys.
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (err) {
-    throw text.trim() === '' ? new EmptyBodyError() : new BadJsonError((err as Error).message)
+    if (text.trim() === '') throw new EmptyBodyError()
+    // JSON all the same: refused for a key that would change an object's prototype.
+    if (isJson(text)) throw new ForbiddenKeyError((err as Error).message)
+    throw new BadJsonError((err as Error).message)
   }
   // Every key is followed by one colon outside strings: fewer keys parsed means duplicates.
   if (countKeys(value) !== keys) throw new DuplicateKeyError()

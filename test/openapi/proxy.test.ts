@@ -312,3 +312,32 @@ t.test('a client that speaks to the proxy as to the document\'s server sends its
   t.same(report.operations.map((o) => [o.operationId, o.requests, o.violations.map((v) => v.check).sort()]), [['getPet', 2, ['request_conformance', 'response_schema_conformance']]], 'both judged as GET /pets/{id}: the answer\'s name of the wrong type, and the client\'s id that is no integer')
   t.same(report.coverage?.outside, [{ request: 'GET /v1/owners/1', count: 1 }], 'a path the document does not have, as it was sent')
 })
+
+t.test('JSON the engine refuses for bounds of its own (a key twice, __proto__), or may take or refuse (a byte order mark): the request named where it is at fault, the service not judged for taking or refusing it', async (t) => {
+  // A service on JSON.parse: it takes a key twice and __proto__, and refuses a byte order mark.
+  const upstream = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
+      let pet
+      try {
+        pet = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      } catch {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"not JSON"}')
+        return
+      }
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 1, name: String(pet.name) }))
+    })
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`)
+  const statuses = []
+  for (const body of ['{"name":"Rex","name":"Max"}', '{"name":"Rex","__proto__":{"admin":true}}', '\ufeff{"name":"Rex"}']) statuses.push((await send(proxy.url, 'POST', '/pets', json, body)).status)
+  t.same(statuses, [201, 201, 400], 'the service took a key twice and __proto__, and refused the byte order mark')
+  const [addPet] = (await proxy.report('pets.json')).operations
+  t.same(addPet.violations.map((v) => [v.check, v.detail.replace(/^.*?: /, '')]), [
+    ['request_conformance', 'Request body repeats a key in one object; each key may appear once'],
+    ['request_conformance', 'Request body has a key that would change an object\'s prototype (__proto__, constructor.prototype): Object contains forbidden prototype property']
+  ], 'each request the engine refuses, named by what it breaks; no negative_data_rejection for the service that took them, no positive_data_acceptance for the one that refused a byte order mark')
+  t.match(addPet.notes, [/for a bound of its own, not the document's \(.*repeats a key.*\): whether the service took it is not judged/, /prototype.*not judged/, /byte order mark, which RFC 8259 \(8\.1\) lets a service take or refuse/])
+})

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { MissingCredentialsError } from '../../errors.ts'
+import { DuplicateKeyError, ForbiddenKeyError, MissingCredentialsError, TooDeepError } from '../../errors.ts'
 import type { HttpConfig } from '../../http/config.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
@@ -58,6 +58,10 @@ const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance',
 
 // A request without the credentials its operation requires: sent so on purpose, no fault of the document's.
 const MISSING_CREDENTIALS = new MissingCredentialsError('').code
+// What the engine refuses for bounds of its own, not the document's (http/json-body.ts): named as
+// the request's fault, but a service that takes it breaks nothing the document says.
+const OWN_BOUNDS: ReadonlySet<string> = new Set([new DuplicateKeyError().code, new TooDeepError(0).code, new ForbiddenKeyError('').code])
+const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
 const DECODERS: Record<string, typeof gunzipSync> = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }
 
@@ -111,7 +115,13 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
         violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.statusCode}): ${fault}` })
       }
       if (failure !== undefined) return { route, violations, notes: [...notes, `answered ${answer.status} by the proxy: ${failure}`] }
-      violations.push(...answered(route, fault, answer, method === 'HEAD', notes, whole ? undefined : ANSWER_ONLY))
+      // Whether the service took it, judged only where the document says what it must take.
+      const ownBound = fault !== undefined && OWN_BOUNDS.has(String(decided.headers[CODE]))
+      if (ownBound) notes.push(`a request the engine refuses for a bound of its own, not the document's (${fault}): whether the service took it is not judged`)
+      // RFC 8259 (8.1): no sender adds a byte order mark to JSON, and a receiver may take or refuse one.
+      const marked = whole && fault === undefined && body.subarray(0, 3).equals(BOM) && /\bjson\b/i.test(String(headers['content-type']))
+      if (marked) notes.push('a JSON body that begins with a byte order mark, which RFC 8259 (8.1) lets a service take or refuse: whether it took it is not judged')
+      violations.push(...answered(route, fault, answer, method === 'HEAD', notes, whole && !ownBound && !marked ? undefined : ANSWER_ONLY))
       return { route, violations, notes }
     }
   }
