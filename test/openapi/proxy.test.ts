@@ -341,3 +341,11 @@ t.test('JSON the engine refuses for bounds of its own (a key twice, __proto__), 
   ], 'each request the engine refuses, named by what it breaks; no negative_data_rejection for the service that took them, no positive_data_acceptance for the one that refused a byte order mark')
   t.match(addPet.notes, [/for a bound of its own, not the document's \(.*repeats a key.*\): whether the service took it is not judged/, /prototype.*not judged/, /byte order mark, which RFC 8259 \(8\.1\) lets a service take or refuse/])
 })
+
+t.test('a path the engine cannot decode (%zz), which it answers before any hook: passed on, and counted outside the document', async (t) => {
+  const pets = await startPets(t)
+  const proxy = await startProxy(t, pets.url)
+  const direct = await send(pets.url, 'GET', '/pets/%zz', auth)
+  t.equal((await send(proxy.url, 'GET', '/pets/%zz', auth)).status, direct.status, 'the upstream\'s answer')
+  t.same((await proxy.report('pets.json')).coverage?.outside, [{ request: 'GET /pets/%zz', count: 1 }], 'the report comes, the request outside every operation')
+})

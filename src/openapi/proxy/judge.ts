@@ -1,21 +1,22 @@
-import type { IncomingHttpHeaders } from 'node:http'
+import { ServerResponse, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
+import { PassThrough } from 'node:stream'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify'
 import { DuplicateKeyError, ForbiddenKeyError, MissingCredentialsError, TooDeepError } from '../../errors.ts'
 import type { HttpConfig } from '../../http/config.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { engine } from '../routes/engine.ts'
-import { SENDERS_OWN } from './proxy.ts'
 import type { Refusal, RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { judge, type CheckName, type Judge, type Violation } from '../verify/checks.ts'
 
 // What the proxy decides of one exchange of live traffic, by the engine the mock and the service
-// run on and the verifier's checks. The request goes through the engine's own routes, parsing,
-// validation and security (routes/engine.ts), whose handlers are never reached: what gets past
-// every check is a request the document allows, what is refused names its fault in the engine's
-// words. The answer is then judged as the verifier judges one (verify/checks.ts), knowing what
+// run on and the verifier's checks. The request, as the proxy received it (its body from the copy
+// the proxy kept, the request's own having passed on), goes through the engine's own routes,
+// parsing, validation and security (routes/engine.ts), whose handlers are never reached: what
+// gets past every check is a request the document allows, what is refused names its fault in the
+// engine's words. The answer is then judged as the verifier judges one (verify/checks.ts), knowing what
 // the request was: a valid one refused, an invalid one or one without credentials accepted.
 
 /** One request and its answer, as they passed; a body past the bound the proxy judges is left out. */
@@ -24,6 +25,8 @@ export interface Exchange {
   /** The path and query, as the client sent them. */
   url: string
   headers: IncomingHttpHeaders
+  /** The request as the proxy received it: the engine routes it as it is, its body read from `body`. */
+  incoming: IncomingMessage
   body?: Buffer
   /** The client stopped sending the body once answered: there is none to judge. */
   cutOff?: boolean
@@ -48,10 +51,33 @@ export interface ExchangeJudge {
   errorWriter: () => ErrorWriter
 }
 
-// Where the engine tells the judge what it decided, in its answer to the injected request.
-const ROUTE = 'x-judged-route'
-const REASON = 'x-judged-reason'
-const CODE = 'x-judged-code'
+/** What the engine decided of a request: the status it would answer, and where it refused it, its operation (if any) and why. */
+interface Decided { status: number, route?: RouteSpec, reason?: string, code?: string }
+/** A request the engine is deciding: the body it reads in place of the request's own, which the proxy has passed on (none where it has none). */
+interface Deciding { body?: Buffer, decided: Omit<Decided, 'status'>, done: (decided: Decided) => void }
+
+/**
+ * The engine's answer to a request it decides, which goes nowhere: its end is the decision, with
+ * what the hooks found (`decided`). Every answer ends so, one Fastify writes past its hooks too
+ * (its 400 for a path it cannot decode).
+ */
+class Decision extends ServerResponse {
+  readonly deciding: Deciding
+
+  constructor (incoming: IncomingMessage, deciding: Deciding) {
+    super(incoming)
+    this.deciding = deciding
+  }
+
+  override end (...args: any[]): this {
+    super.end(...args)
+    this.deciding.done({ ...this.deciding.decided, status: this.statusCode })
+    return this
+  }
+}
+
+/** What the engine is deciding of the request `reply` answers: every request the judge's engine takes is one of decide()'s. */
+const decidingOf = (reply: FastifyReply): Deciding => (reply.raw as Decision).deciding
 
 // What a request past the judged size leaves to judge: not what depends on whether it was valid.
 const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance', 'negative_data_rejection', 'ignored_auth'])
@@ -68,7 +94,6 @@ const DECODERS: Record<string, typeof gunzipSync> = { gzip: gunzipSync, 'x-gzip'
 /** The judge of exchanges with `document` (read as 3.1), by the checks in `enabled`; bodies up to `http.bodyLimit`. */
 export async function exchangeJudge ({ http, document, file, enabled }: { http: HttpConfig, document: OpenApiDocument, file: string, enabled: ReadonlySet<CheckName> }): Promise<ExchangeJudge> {
   const validators = createValidators(document, file)
-  let index = new Map<RouteSpec, number>()
   const { app, routes, refused, errorWriter } = await engine({
     // No shedding, no CORS: the engine answers nobody but the judge.
     http: { ...http, maxEventLoopDelay: 0, corsOrigins: [] },
@@ -76,15 +101,18 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     validators,
     file,
     setUp: async (app, served) => {
-      index = new Map(served.map((route, i) => [route, i]))
+      // The body as the proxy kept it: the request's own has passed on to the upstream.
+      app.addHook('preParsing', (_request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void) => {
+        const { body } = decidingOf(reply)
+        done(null, body === undefined ? payload : new PassThrough().end(body))
+      })
       // After every check of the operation: the request is one the document allows.
       app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply) => {
-        reply.code(204).header(ROUTE, String(index.get(request.routeOptions.config.openapi!.route))).send()
+        decidingOf(reply).decided.route = request.routeOptions.config.openapi!.route
+        reply.code(204).send()
       })
       app.addHook('onError', (request: FastifyRequest, reply: FastifyReply, error: Error & { code?: string }, done: HookHandlerDoneFunction) => {
-        const route = request.routeOptions.config.openapi?.route
-        if (route !== undefined) reply.header(ROUTE, String(index.get(route)))
-        reply.header(REASON, encodeURIComponent(error.message)).header(CODE, error.code ?? '')
+        decidingOf(reply).decided = { route: request.routeOptions.config.openapi?.route, reason: error.message, code: error.code ?? '' }
         done()
       })
       return Object.fromEntries(served.map((route) => [route.operationId, unreachable]))
@@ -94,29 +122,39 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
   const judges = new Map<RouteSpec | string, Judge>()
   const toDocument = documentTarget(document)
 
+  /**
+   * The engine's decision on the request as the proxy received it, routed by the document's path
+   * `url`, with `body` in place of its own (none where it was not kept: its operation is decided
+   * all the same); its answer goes nowhere.
+   */
+  const decide = async (incoming: IncomingMessage, url: string, body: Buffer | undefined): Promise<Decided> => await new Promise((resolve) => {
+    const { 'transfer-encoding': chunked, 'content-length': length = '0' } = incoming.headers
+    incoming.url = url
+    app.routing(incoming, new Decision(incoming, { ...((chunked !== undefined || length !== '0') && { body: body ?? Buffer.alloc(0) }), decided: {}, done: resolve }))
+  })
+
   return {
     routes,
     refused,
     errorWriter,
-    async judge ({ method, url: asSent, headers, body, cutOff, answer }, failure) {
+    async judge ({ method, url: asSent, headers, incoming, body, cutOff, answer }, failure) {
       const url = toDocument(asSent)
       const notes: string[] = []
       // Without its body (past the judged size, or cut off), the request is routed without it, and its answer judged but for what depends on the request's being valid.
       const whole = body !== undefined
       if (!whole) notes.push(cutOff === true ? 'a request body its client stopped sending once answered: the request passed on unjudged' : `a request body of over ${http.bodyLimit} bytes: the request passed on unjudged`)
-      const decided = await app.inject({ method: method as 'GET', url, headers: requestHeaders(headers, whole), ...(whole && { payload: body }) })
-      const at = decided.headers[ROUTE]
-      const route = at === undefined ? undefined : routes[Number(at)]
+      const decided = await decide(incoming, url, body)
+      const { route } = decided
       if (route === undefined) return { violations: [], notes: [] }
-      const reason = whole ? decided.headers[REASON] : undefined
-      const fault = reason === undefined ? undefined : decided.headers[CODE] === MISSING_CREDENTIALS ? 'no credentials' : decodeURIComponent(String(reason))
+      const reason = whole ? decided.reason : undefined
+      const fault = reason === undefined ? undefined : decided.code === MISSING_CREDENTIALS ? 'no credentials' : reason
       const violations: Violation[] = []
       if (fault !== undefined && fault !== 'no credentials' && enabled.has('request_conformance')) {
-        violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.statusCode}): ${fault}` })
+        violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.status}): ${fault}` })
       }
       if (failure !== undefined) return { route, violations, notes: [...notes, `answered ${answer.status} by the proxy: ${failure}`] }
       // Whether the service took it, judged only where the document says what it must take.
-      const ownBound = fault !== undefined && OWN_BOUNDS.has(String(decided.headers[CODE]))
+      const ownBound = fault !== undefined && OWN_BOUNDS.has(String(decided.code))
       if (ownBound) notes.push(`a request the engine refuses for a bound of its own, not the document's (${fault}): whether the service took it is not judged`)
       // RFC 8259 (8.1): no sender adds a byte order mark to JSON, and a receiver may take or refuse one.
       const marked = whole && fault === undefined && body.subarray(0, 3).equals(BOM) && /\bjson\b/i.test(String(headers['content-type']))
@@ -177,13 +215,6 @@ function documentTarget (document: OpenApiDocument): (target: string) => string 
 // The engine's handlers are never reached: every request it allows is answered in preHandler.
 async function unreachable (): Promise<never> {
   throw new Error('unreachable: the judge answers in preHandler')
-}
-
-/** The headers the engine reads; without its body, none that speak of one. */
-function requestHeaders (headers: IncomingHttpHeaders, withBody: boolean): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !SENDERS_OWN.has(name) && (withBody || !name.startsWith('content-'))) out[name] = value
-  return out
 }
 
 const flat = (headers: IncomingHttpHeaders): Record<string, string | undefined> =>

@@ -92,7 +92,7 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
     let cutOff = false
     // The exchange, told once: with the body as it arrived, or without it where it was cut off.
     const tell = (answer: Exchange['answer']): void => {
-      onExchange({ method, url, headers: req.headers, ...(cutOff ? { cutOff } : { body: sent.bytes() }), answer }, failure)
+      onExchange({ method, url, headers: req.headers, incoming: req, ...(cutOff ? { cutOff } : { body: sent.bytes() }), answer }, failure)
       done()
     }
     const passed = (): void => {
