@@ -72,6 +72,7 @@ function countKeys (value: unknown): number {
   return keys
 }
 
+/** Whether the text is JSON, a byte order mark aside (secure-json-parse reads past one too). */
 function isJson (text: string): boolean {
   try {
     JSON.parse(text.replace(/^\uFEFF/, ''))
