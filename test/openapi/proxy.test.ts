@@ -349,3 +349,29 @@ t.test('a path the engine cannot decode (%zz), which it answers before any hook:
   t.equal((await send(proxy.url, 'GET', '/pets/%zz', auth)).status, direct.status, 'the upstream\'s answer')
   t.same((await proxy.report('pets.json')).coverage?.outside, [{ request: 'GET /pets/%zz', count: 1 }], 'the report comes, the request outside every operation')
 })
+
+t.test('bodies the engine reads itself, past Fastify\'s parsers (multipart, a GET\'s), judged from the copy the proxy kept', async (t) => {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Scans', version: '1.0.0' },
+    paths: {
+      '/scans': { post: { requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['page', 'file'], properties: { page: { type: 'integer', minimum: 1 }, file: { type: 'string', format: 'binary' } } } } } }, responses: { 201: { description: 'kept' } } } },
+      '/search': { get: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['q'], properties: { q: { type: 'string' } } } } } }, responses: { 200: { description: 'found' } } } }
+    }
+  }
+  // A service that takes whatever it is sent.
+  const upstream = createServer((req, res) => { req.resume().on('end', () => res.writeHead(req.method === 'POST' ? 201 : 200).end()) })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+  const multipart = (parts: Array<[string, string, string?]>) => parts.map(([name, value, file]) => `--b\r\nContent-Disposition: form-data; name="${name}"${file === undefined ? '' : `; filename="${file}"\r\nContent-Type: application/octet-stream`}\r\n\r\n${value}\r\n`).join('') + '--b--\r\n'
+  const form = { 'content-type': 'multipart/form-data; boundary=b' }
+  for (const parts of [[['page', '3'], ['file', 'bytes', 'scan.png']], [['page', '0'], ['file', 'bytes', 'scan.png']], [['page', '2']]] as Array<Array<[string, string, string?]>>) await send(proxy.url, 'POST', '/scans', form, multipart(parts))
+  // Node's client writes no Content-Length of its own for a GET's body.
+  for (const body of ['{"q":"fern"}', '{"query":"fern"}']) await send(proxy.url, 'GET', '/search', { 'content-type': 'application/json', 'content-length': String(body.length) }, body)
+  const report = await proxy.report('scans.json')
+  t.same(report.operations.map((o) => [o.method, o.path, o.violations.filter((v) => v.check === 'request_conformance').map((v) => v.detail.replace(/^.*?: /, ''))]), [
+    ['POST', '/scans', ['body/page must be >= 1', 'body must have required property \'file\'']],
+    ['GET', '/search', ['body must have required property \'q\'']]
+  ], 'each invalid request named by what breaks it; the valid multipart and GET bodies, nothing')
+})

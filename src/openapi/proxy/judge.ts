@@ -6,6 +6,7 @@ import { DuplicateKeyError, ForbiddenKeyError, MissingCredentialsError, TooDeepE
 import type { HttpConfig } from '../../http/config.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
+import { giveBody } from '../requests/bodies.ts'
 import { engine } from '../routes/engine.ts'
 import type { Refusal, RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
@@ -102,9 +103,13 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     file,
     setUp: async (app, served) => {
       // The body as the proxy kept it: the request's own has passed on to the upstream.
-      app.addHook('preParsing', (_request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void) => {
+      app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void) => {
         const { body } = decidingOf(reply)
-        done(null, body === undefined ? payload : new PassThrough().end(body))
+        if (body === undefined) return done(null, payload)
+        const given = new PassThrough().end(body)
+        // Read so by Fastify's parsers, and by the engine's where Fastify's leave it unread (multipart, a GET's body).
+        giveBody(request.raw, given)
+        done(null, given)
       })
       // After every check of the operation: the request is one the document allows.
       app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply) => {

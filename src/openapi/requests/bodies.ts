@@ -1,5 +1,7 @@
 import type { BusboyInstance } from '@fastify/busboy'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
 import { BadMultipartError, PayloadTooLargeError, TooManyPartsError, UnsupportedMediaTypeError } from '../../errors.ts'
 import { jsonBodyParser } from '../../http/json-body.ts'
 import type { MediaSpec, RouteSpec } from '../routes/routes.ts'
@@ -118,6 +120,18 @@ export function checkFieldCount (form: string, parts: number): void {
   if (count > parts) throw new TooManyPartsError(parts)
 }
 
+// Bodies given in place of a request's own, which has passed on already (the proxy's judge keeps a
+// copy of it): what reads a body the engine's parsers leave unread (multipart, a GET's) reads these.
+const givenBodies = new WeakMap<IncomingMessage, Readable>()
+
+/** The body `request` is read from in place of its own: one given before its body is read. */
+export function giveBody (request: IncomingMessage, body: Readable): void {
+  givenBodies.set(request, body)
+}
+
+/** The stream a request's unparsed body is read from: its own, or one given in its place. */
+export const bodyStreamOf = (request: FastifyRequest): Readable => givenBodies.get(request.raw) ?? request.raw
+
 /**
  * A multipart body's fields and files, streamed from the request by Fastify's busboy, each part
  * within `partBytes`, the whole within `bodyBytes` and at most `parts` parts (413 past any, the
@@ -127,6 +141,7 @@ export function checkFieldCount (form: string, parts: number): void {
  */
 export async function readMultipart (request: FastifyRequest, { partBytes, bodyBytes, parts }: Limits): Promise<{ body: Record<string, unknown[]>, view: Record<string, unknown[]> }> {
   const { Busboy } = await import('@fastify/busboy')
+  const source = bodyStreamOf(request)
   return await new Promise((resolve, reject) => {
     const body: Record<string, unknown[]> = Object.create(null)
     const view: Record<string, unknown[]> = Object.create(null)
@@ -136,8 +151,8 @@ export async function readMultipart (request: FastifyRequest, { partBytes, bodyB
       if (failed) return
       failed = true
       // The rest of the body is read and dropped, so that the answer reaches the client.
-      request.raw.unpipe()
-      request.raw.resume()
+      source.unpipe()
+      source.resume()
       reject(error)
     }
     const add = (name: string, value: unknown, seen: unknown): void => {
@@ -187,6 +202,6 @@ export async function readMultipart (request: FastifyRequest, { partBytes, bodyB
       finished = true
       settle()
     })
-    request.raw.pipe(parser)
+    source.pipe(parser)
   })
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { PayloadTooLargeError } from '../../errors.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
-import { checkFieldCount, isMultipart, kindOf, matchMedia, mediaTypeOf, readMultipart, unsupported, type Limits } from './bodies.ts'
+import { bodyStreamOf, checkFieldCount, isMultipart, kindOf, matchMedia, mediaTypeOf, readMultipart, unsupported, type Limits } from './bodies.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { formReader, parameterReader, type Parts } from './parameters.ts'
 import { shapeOf, type Location, type MediaSpec, type ParameterSpec, type RouteSpec } from '../routes/routes.ts'
@@ -256,7 +256,7 @@ const hasBody = (request: FastifyRequest): boolean => Number(request.headers['co
 async function readBody (request: FastifyRequest, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of request.raw) {
+  for await (const chunk of bodyStreamOf(request)) {
     size += (chunk as Buffer).length
     if (size > limit) throw new PayloadTooLargeError()
     chunks.push(chunk as Buffer)
