@@ -375,3 +375,29 @@ t.test('bodies the engine reads itself, past Fastify\'s parsers (multipart, a GE
     ['GET', '/search', ['body must have required property \'q\'']]
   ], 'each invalid request named by what breaks it; the valid multipart and GET bodies, nothing')
 })
+
+t.test('a 401 or 403 to credentials the proxy cannot check is the service\'s word on them, declared or not; to an operation that asks for none, it is judged', async (t) => {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1.0.0' },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths: {
+      '/notes': { get: { responses: { 200: { description: 'the notes' } } } },
+      '/status': { get: { security: [], responses: { 200: { description: 'up' } } } }
+    }
+  }
+  // A service that takes one token, and refuses the rest, on /status too.
+  const upstream = createServer((req, res) => { res.writeHead(req.headers.authorization === 'Bearer good' ? 200 : req.headers.authorization === 'Bearer other-tenant' ? 403 : 401).end() })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+  const statuses = []
+  for (const [path, token] of [['/notes', 'good'], ['/notes', 'expired'], ['/notes', 'other-tenant'], ['/status', 'expired']]) statuses.push((await send(proxy.url, 'GET', path, { authorization: `Bearer ${token}` })).status)
+  t.same(statuses, [200, 401, 403, 401])
+  const report = await proxy.report('notes.json')
+  t.same(report.operations.map((o) => [o.path, o.violations.map((v) => `${v.check} ${v.status}`), o.notes]), [
+    ['/notes', [], ['answered 401 to credentials the proxy cannot check: its status not judged', 'answered 403 to credentials the proxy cannot check: its status not judged']],
+    ['/status', ['status_code_conformance 401'], []]
+  ], 'a token refused where the operation asks for one: noted; a 401 where it asks for none: a violation')
+})

@@ -152,12 +152,18 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
       const { route } = decided
       if (route === undefined) return { violations: [], notes: [] }
       const reason = whole ? decided.reason : undefined
-      const fault = reason === undefined ? undefined : decided.code === MISSING_CREDENTIALS ? 'no credentials' : reason
+      let fault = reason === undefined ? undefined : decided.code === MISSING_CREDENTIALS ? 'no credentials' : reason
       const violations: Violation[] = []
       if (fault !== undefined && fault !== 'no credentials' && enabled.has('request_conformance')) {
         violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.status}): ${fault}` })
       }
       if (failure !== undefined) return { route, violations, notes: [...notes, `answered ${answer.status} by the proxy: ${failure}`] }
+      // The engine checks credentials for presence and form only: a 401 or 403 to a request that
+      // carries them is the service's word on them (a token expired, another's key), declared or not.
+      if (fault === undefined && (answer.status === 401 || answer.status === 403) && route.security.some((requirement) => Object.keys(requirement).length > 0)) {
+        fault = 'credentials the service refused, which the proxy cannot check'
+        notes.push(`answered ${answer.status} to credentials the proxy cannot check: its status not judged`)
+      }
       // Whether the service took it, judged only where the document says what it must take.
       const ownBound = fault !== undefined && OWN_BOUNDS.has(String(decided.code))
       if (ownBound) notes.push(`a request the engine refuses for a bound of its own, not the document's (${fault}): whether the service took it is not judged`)
