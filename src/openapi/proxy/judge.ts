@@ -8,6 +8,7 @@ import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { giveBody } from '../requests/bodies.ts'
 import { engine } from '../routes/engine.ts'
+import { carriesBody } from './proxy.ts'
 import type { Refusal, RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { judge, type CheckName, type Judge, type Violation } from '../verify/checks.ts'
@@ -133,9 +134,8 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
    * all the same); its answer goes nowhere.
    */
   const decide = async (incoming: IncomingMessage, url: string, body: Buffer | undefined): Promise<Decided> => await new Promise((resolve) => {
-    const { 'transfer-encoding': chunked, 'content-length': length = '0' } = incoming.headers
     incoming.url = url
-    app.routing(incoming, new Decision(incoming, { ...((chunked !== undefined || length !== '0') && { body: body ?? Buffer.alloc(0) }), decided: {}, done: resolve }))
+    app.routing(incoming, new Decision(incoming, { ...(carriesBody(incoming.headers) && { body: body ?? Buffer.alloc(0) }), decided: {}, done: resolve }))
   })
 
   return {

@@ -33,6 +33,9 @@ export interface ProxyOptions {
   onExchange: (exchange: Exchange, failure?: string) => void
 }
 
+/** Whether a request's headers say a body follows, as Node's parser and Fastify read them: a Transfer-Encoding, or a Content-Length other than 0. */
+export const carriesBody = (headers: IncomingHttpHeaders): boolean => headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0'
+
 /** Raw headers [name, value, …] less `own` (the hop-by-hop ones), and those the Connection header names. */
 function endToEnd (raw: string[], own: ReadonlySet<string>): string[] {
   const named = new Set(own)
@@ -130,8 +133,7 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
     })
     // The body as undici reads it; each chunk copied as it arrives, whoever reads it.
     req.on('data', sent.add)
-    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0'
-    const body = hasBody ? req.pipe(new PassThrough()) : null
+    const body = carriesBody(req.headers) ? req.pipe(new PassThrough()) : null
     // undici done with the body before its end (the upstream answered without reading it all, a
     // 413, or failed): the rest is read to its end, as Node reads a body no handler read, so that
     // nothing waits on it and the judge has all the client sent.
