@@ -18,6 +18,8 @@ export const NotFoundError = clientError<[string, string]>('NOT_FOUND', 'Route %
 /** The stateful mock's: an item a request names that is not there, or a create of a key that is (openapi/mock/stateful.ts). */
 export const ItemNotFoundError = clientError<[string, string]>('ITEM_NOT_FOUND', 'No item of %s has the key %s', 404)
 export const ItemConflictError = clientError<[string, string]>('ITEM_CONFLICT', 'An item of %s has the key %s already', 409)
+/** The stateful mock's: a JSON Patch (RFC 6902) that cannot be applied to the item it names (RFC 5789 §2.2: a conflicting state), or would leave no object. */
+export const PatchConflictError = clientError<[string]>('PATCH_CONFLICT', 'The patch cannot be applied to the item: %s', 409)
 export const NotAcceptableError = clientError<[string, string]>('NOT_ACCEPTABLE', 'Not Acceptable: %s; this operation answers %s', 406)
 export const MethodNotAllowedError = clientError<[string, string, string]>('METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; it allows %s', 405)
 export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; send a JSON document', 400)

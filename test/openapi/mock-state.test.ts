@@ -92,6 +92,54 @@ t.test('a create answers what was written, a read reads it back, a list lists it
   t.same((await app.inject({ url: '/orders' })).json().items.map((o: any) => o.id), [1, second.id], 'gone from the list')
 })
 
+t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {
+  const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, extra: { type: 'object' } } }
+  const operations = { type: 'array', items: { type: 'object', required: ['op', 'path'], properties: { op: { type: 'string' }, path: { type: 'string' }, from: { type: 'string' }, value: {} } } }
+  const notes = (conflict: boolean) => ({
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1.0.0' },
+    paths: {
+      '/notes': { post: { requestBody: { required: true, ...json(note) }, responses: { 201: { description: 'made', ...json(note) } } } },
+      '/notes/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: { description: 'the note', ...json(note) }, 404: { description: 'none' } } },
+        patch: { requestBody: { required: true, content: { 'application/json-patch+json': { schema: operations } } }, responses: { 200: { description: 'patched', ...json(note) }, 404: { description: 'none' }, ...(conflict && { 409: { description: 'cannot be applied' } }) } }
+      }
+    }
+  })
+  for (const conflict of [true, false]) {
+    const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: notes(conflict) }, 'notes.json')
+    t.teardown(() => app.close())
+    const made = (await app.inject({ method: 'POST', url: '/notes', payload: { text: 'water', tags: ['fern'] } })).json()
+    const patch = async (payload: unknown[]) => await app.inject({ method: 'PATCH', url: `/notes/${made.id}`, headers: { 'content-type': 'application/json-patch+json' }, payload })
+    const read = async () => (await app.inject({ url: `/notes/${made.id}` })).json()
+
+    const applied = await patch([{ op: 'test', path: '/text', value: 'water' }, { op: 'replace', path: '/text', value: 'mist' }, { op: 'add', path: '/tags/-', value: 'palm' }, { op: 'copy', from: '/tags/0', path: '/extra' }, { op: 'remove', path: '/extra' }, { op: 'move', from: '/tags/0', path: '/tags/1' }])
+    t.equal(applied.statusCode, 200)
+    t.same(applied.json(), { id: made.id, text: 'mist', tags: ['palm', 'fern'] }, 'each operation in order: test, replace, add to a list\'s end, copy, remove, move')
+    t.same(await read(), applied.json(), 'and kept')
+
+    for (const [why, operations] of [
+      ['a test that fails', [{ op: 'replace', path: '/text', value: 'lost' }, { op: 'test', path: '/text', value: 'water' }]],
+      ['a path not there', [{ op: 'replace', path: '/text', value: 'lost' }, { op: 'remove', path: '/missing' }]],
+      ['a path through an object\'s prototype', [{ op: 'add', path: '/__proto__/polluted', value: true }]],
+      ['one that leaves no object', [{ op: 'replace', path: '', value: 7 }]],
+      ['an operation RFC 6902 does not have', [{ op: 'string', path: 'string' }]]
+    ] as const) {
+      const refused = await patch([...operations])
+      if (conflict) {
+        t.equal(refused.statusCode, 409, `${why}: 409`)
+        t.match(refused.json().detail, /^The patch cannot be applied to the item: /, 'saying so (in problem details: the document gives the status no body)')
+      } else {
+        t.equal(refused.statusCode, 200, `${why}, where no 409 is declared: the document's answer`)
+        t.not(refused.json().id, made.id, 'not the item\'s')
+      }
+      t.same(await read(), applied.json(), 'and nothing of it kept, not even the operations before the one that failed')
+    }
+    t.equal(({} as any).polluted, undefined, 'no object\'s prototype touched')
+  }
+})
+
 t.test('a refused request changes nothing', async (t) => {
   const { app } = await shopMock(t)
   t.equal((await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 0 } })).statusCode, 400)

@@ -303,6 +303,91 @@ t.test('a key the client gives in the create, refused once taken (409): each cre
   }
 })
 
+// Tasks patched with JSON Patch (RFC 6902): a list of operations, not the members of a task.
+const task = { type: 'object', required: ['title'], properties: { id: { type: 'integer', readOnly: true }, title: { type: 'string', minLength: 1 }, done: { type: 'boolean' } } }
+const TASKS = {
+  openapi: '3.1.0',
+  info: { title: 'Tasks', version: '1.0.0' },
+  paths: {
+    '/tasks': { post: { requestBody: { required: true, ...json(task) }, responses: { 201: { description: 'made', ...json(task) }, 400: { description: 'bad' } } } },
+    '/tasks/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      get: { responses: { 200: { description: 'the task', ...json(task) }, 404: { description: 'none' } } },
+      patch: {
+        requestBody: { required: true, content: { 'application/json-patch+json': { schema: { type: 'array', minItems: 1, items: { type: 'object', required: ['op', 'path'], properties: { op: { enum: ['add', 'remove', 'replace', 'test'] }, path: { type: 'string', pattern: '^/(title|done)$' }, value: {} } } } } } },
+        responses: { 200: { description: 'patched', ...json(task) }, 400: { description: 'bad' }, 404: { description: 'none' }, 409: { description: 'a test failed' } }
+      },
+      delete: { responses: { 204: { description: 'gone' }, 404: { description: 'none' } } }
+    }
+  }
+}
+type TaskFault = 'a patch that keeps nothing' | 'every patch refused, and a delete that keeps the task'
+
+/** A tasks service that applies JSON Patches as RFC 6902 has them, but for `fault`. */
+async function verifiedTasks (t: Test, fault?: TaskFault) {
+  const tasks = new Map<number, { title: string, done?: boolean }>()
+  const validTask = (value: any): boolean => typeof value?.title === 'string' && value.title !== '' && ['undefined', 'boolean'].includes(typeof value.done) && Object.keys(value).every((name) => ['title', 'done'].includes(name))
+  const { verification, url } = await verifiedAgainst(t, TASKS, (req, res, text) => {
+    const sent = text === '' ? undefined : JSON.parse(text)
+    if (req.method === 'POST') {
+      if (req.headers['content-type'] !== 'application/json' || !validTask(sent)) return answer(res, 400)
+      const id = tasks.size + 1
+      tasks.set(id, sent)
+      return answer(res, 201, { ...sent, id })
+    }
+    const id = Number(/^\/tasks\/(\d+)$/.exec(req.url!)?.[1])
+    const there = tasks.get(id)
+    if (there === undefined) return answer(res, 404)
+    if (req.method === 'GET') return answer(res, 200, { ...there, id })
+    if (req.method === 'DELETE') {
+      if (fault !== 'every patch refused, and a delete that keeps the task') tasks.delete(id)
+      return answer(res, 204)
+    }
+    if (fault === 'every patch refused, and a delete that keeps the task' || req.headers['content-type'] !== 'application/json-patch+json' || !Array.isArray(sent)) return answer(res, 400)
+    const changed: Record<string, unknown> = { ...there }
+    for (const { op, path, value } of sent) {
+      const name = path.slice(1)
+      if (op === 'test' && JSON.stringify(changed[name]) !== JSON.stringify(value)) return answer(res, 409)
+      if (op === 'remove') delete changed[name]
+      if (op === 'add' || op === 'replace') changed[name] = value
+    }
+    if (!validTask(changed)) return answer(res, 400)
+    if (fault !== 'a patch that keeps nothing') tasks.set(id, changed as any)
+    answer(res, 200, { ...changed, id })
+  })
+  return { verification, report: reportOf(verification, 'tasks.json', url) }
+}
+
+t.test('a PATCH in JSON Patch (RFC 6902): sent as operations that write what a create would, and what they write read back; one answered 200 that keeps nothing: read_after_write', async (t) => {
+  const kept = await verifiedTasks(t)
+  t.same(kept.report.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'a service that applies them: nothing found')
+  t.same(kept.report.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+  const patches = kept.verification.operations.find((o) => o.method === 'PATCH')!
+  t.ok(patches.requests > 0, 'its patches counted as the PATCH operation\'s')
+
+  const { report } = await verifiedTasks(t, 'a patch that keeps nothing')
+  const found = report.operations.flatMap((o) => o.violations)
+  t.same(found.map((v) => v.check), ['read_after_write'], 'found, and nothing else')
+  t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch', 'read'], 'shrunk to the patch and the read after it')
+  t.match(found[0]?.steps?.[1].curl, /-H 'content-type: application\/json-patch\+json' --data-binary '\[\{"op":"(add|replace)","path":"\/(title|done)","value":/, 'the patch as operations, in its media type')
+  t.match(found[0]?.detail, /^PATCH \/tasks\/\{id\} wrote what the read does not answer: (title|done): written/, 'the member it wrote, read otherwise')
+})
+
+t.test('a change the service refuses (4xx) does nothing: the chain goes on from what was there, so a delete that keeps the task is found behind it', async (t) => {
+  const { report } = await verifiedTasks(t, 'every patch refused, and a delete that keeps the task')
+  const found = report.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${v.check}`))
+  t.same(found.sort(), ['DELETE use_after_free', 'PATCH positive_data_acceptance'], 'the refusal of a valid patch, and the delete that kept the task')
+  t.match(report.operations.find((o) => o.method === 'POST')!.notes, ['sequence of /tasks/{id}: patch: answered 400, gone on from what was there before', 'sequence of /tasks/{id}: patch all: answered 400, gone on from what was there before'], 'each refusal the chain went past, noted')
+})
+
+t.test('the project\'s own stateful mock of a document that patches in JSON Patch: nothing found', async (t) => {
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(TASKS) }, 'tasks.json')
+  t.teardown(() => app.close())
+  const verification = await verify(document, injectTransport(app), { seed: 7 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [])
+  t.same(verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+})
+
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {
   const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(THINGS) }, 'things.yaml')
   t.teardown(() => app.close())

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
-import { ItemConflictError, ItemNotFoundError } from '../../errors.ts'
+import jsonPatch from 'fast-json-patch'
+import { ItemConflictError, ItemNotFoundError, PatchConflictError } from '../../errors.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
@@ -17,7 +18,7 @@ import type { Item, State } from './state.ts'
 // the request's values, its readOnly properties filled (the key, valid as the property and as the
 // item path's parameter; a timestamp; an enum's first value; a default), its writeOnly ones kept
 // but never answered; a read answers what was written, a list what was created, a PUT replaces, a
-// PATCH changes what it names (RFC 7396's merge patch, or a JSON object's properties), a delete
+// PATCH changes what it names (RFC 7396's merge patch, RFC 6902's JSON Patch, or a JSON object's properties), a delete
 // removes; a key not there answers the declared 404. Every answer is shaped to its schema: the
 // item placed in its envelope, a property its schema does not take given the schema's own value;
 // one that cannot be made valid is answered as before, from the document.
@@ -48,6 +49,27 @@ export function mergePatch (target: unknown, patch: unknown): unknown {
     else out[name] = mergePatch(out[name], value)
   }
   return out
+}
+
+/**
+ * RFC 6902: the item with the patch's operations applied, in order, all or none (fast-json-patch,
+ * which refuses a path through an object's prototype). One that cannot be applied (an operation
+ * RFC 6902 does not have, a `test` that fails, a path not there) or leaves no object is refused as
+ * RFC 5789 has it, 409 Conflict, where the operation declares it; elsewhere undefined: answered
+ * as before, from the document, and nothing changed.
+ */
+function jsonPatched (route: RouteSpec, item: Value, operations: unknown[]): Value | undefined {
+  let changed: unknown
+  let failure: string | undefined
+  try {
+    changed = jsonPatch.applyPatch(item, operations as jsonPatch.Operation[], true, false, true).newDocument
+  } catch (err) {
+    failure = err instanceof jsonPatch.JsonPatchError ? `${err.name} at operation ${err.index ?? 0}` : 'a path through an object\'s prototype'
+  }
+  if (failure === undefined && !isObject(changed)) failure = 'the item would be no object'
+  if (failure === undefined) return changed as Value
+  if (route.responses.some((r) => ['409', '4XX'].includes(r.status))) throw new PatchConflictError(failure)
+  return undefined
 }
 
 /** Whether a key made up is valid as the item's property and, spelled in the path, as its parameter. */
@@ -274,13 +296,15 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       return itemAnswer(route, resource, item, String(headers.accept ?? ''), created ? 201 : undefined)
     },
     patch (route, resource, { body, params, headers }) {
-      if (!isObject(body)) return undefined
+      const type = concreteType(String(headers['content-type'] ?? '')).toLowerCase()
+      const operations = type === 'application/json-patch+json' && Array.isArray(body)
+      if (!isObject(body) && !operations) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
       const key = String((params as Value)[resource.parameter])
       const old = items.get(key)
       if (old === undefined) return notThere(route, resource, key)
-      const merge = String(headers['content-type'] ?? '').toLowerCase().startsWith('application/merge-patch+json')
-      const changed = (merge ? mergePatch(old.value, body) : { ...old.value, ...body }) as Value
+      const changed = operations ? jsonPatched(route, old.value, body) : type === 'application/merge-patch+json' ? mergePatch(old.value, body) as Value : { ...old.value, ...body as Value }
+      if (changed === undefined) return undefined
       const item = state.put(scope, items, key, { ...complete(resource, changed, old.value), [resource.property]: old.value[resource.property] })
       return itemAnswer(route, resource, item, String(headers.accept ?? ''))
     },

@@ -81,6 +81,8 @@ export interface Planner {
   linked: (given: { parameters: Map<number, unknown>, body?: { value: unknown } }) => Case | Error
   /** A request at its bounds as its parts: each value at its bound alone, to find the one an answer fails on; none for any other request. */
   parts: (sent: Case) => Case[]
+  /** The media type its valid requests' bodies are sent in: JSON where the operation takes it. */
+  media?: MediaSpec
 }
 
 /**
@@ -398,7 +400,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     return part instanceof Error ? [] : [part]
   })
 
-  return { parameters, fixed, invalid, generated, linked, parts }
+  return { parameters, fixed, invalid, generated, linked, parts, media: preferred }
 }
 
 /** A value the parameter can be sent as: for a path parameter, one spelled as a segment a URL keeps (not empty, nor one that reads as "." or ".." and would move the path). */

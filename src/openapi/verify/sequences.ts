@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
-import { kindOf } from '../requests/bodies.ts'
+import { concreteType, kindOf } from '../requests/bodies.ts'
 import { itemIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
@@ -16,8 +16,10 @@ import type { HttpRequest } from './spelling.ts'
 // ETag to a write's If-Match; a resource a PUT makes under the key in its path
 // starts with that PUT, under a key of the document's (its sample); a key the client gives in a
 // create's body is one no create of the run has sent (another, where the service says it is
-// taken). Each parent is made first
-// where the document shows how. Each answer is judged as its operation's are (its status, media
+// taken). A patch in JSON Patch (RFC 6902) is sent as `add` operations of members a create would
+// send. Each parent is made first
+// where the document shows how. A change refused as the client's fault (4xx) changed nothing: the
+// chain goes on without it. Each answer is judged as its operation's are (its status, media
 // type, schema, headers: a read's 200 is often answered only here, where there is something to
 // read); and the chain by checks of its own, each firing only on what the document promises:
 // ensure_resource_availability (a created resource cannot be read), use_after_free (a deleted one
@@ -52,6 +54,21 @@ const json = (answer: Answer): unknown => { try { return JSON.parse(answer.body.
 const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
 /** An object without its null members, at every depth; a list, as it is (a merge patch replaces it whole). */
 const withoutNulls = (value: unknown): unknown => isObject(value) ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null).map(([name, inner]) => [name, withoutNulls(inner)])) : value
+
+/** Whether a write's bodies are JSON Patches (RFC 6902): lists of operations on the item, not members of it. */
+const isJsonPatch = (plan: Planner): boolean => plan.media !== undefined && concreteType(plan.media.type).toLowerCase() === 'application/json-patch+json'
+
+/** The members a JSON Patch writes, where it only adds or replaces members of the item itself; else undefined (nothing a read can be held to). */
+function patched (operations: unknown): Record<string, unknown> | undefined {
+  if (!Array.isArray(operations)) return undefined
+  const members: Record<string, unknown> = {}
+  for (const operation of operations) {
+    const target = isObject(operation) && typeof operation.path === 'string' ? /^\/([^/]*)$/.exec(operation.path) : null
+    if (target === null || !['add', 'replace'].includes(operation.op as string) || !('value' in operation)) return undefined
+    members[target[1].replaceAll('~1', '/').replaceAll('~0', '~')] = operation.value
+  }
+  return members
+}
 
 /** Whether `read` holds what was written: an object's every member, whatever the server added beside them; a list's every item so; anything else, equal as sent (a -0 drawn is sent as 0). */
 function holds (read: unknown, written: unknown): boolean {
@@ -183,6 +200,35 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     return found
   }
 
+  /** A request's parameters (by their place) that a chain gives: its path's values (by name), and the item's last ETag as its If-Match. */
+  const givenOf = (plan: Planner, path: Record<string, unknown>, etag: string | undefined): Map<number, unknown> => {
+    const given = new Map<number, unknown>()
+    plan.parameters.forEach((p, i) => {
+      if (p.in === 'path' && p.name in path) given.set(i, path[p.name])
+      if (p.in === 'header' && p.name.toLowerCase() === 'if-match' && etag !== undefined) given.set(i, etag)
+    })
+    return given
+  }
+
+  /**
+   * A JSON Patch (RFC 6902) of `route` that writes members of an item as its create would have
+   * them (`values`, the create's valid bodies), each one that `current` holds otherwise: one
+   * member, or, `whole`, all of the body that changes the most; each an `add` (which replaces a
+   * member that is there, and makes one that is not). The first the document takes, or undefined.
+   */
+  const jsonPatchOf = (route: RouteSpec, values: unknown[], { path, current, whole, etag, key }: { path: Record<string, unknown>, current: unknown, whole: boolean, etag?: string, key: string }): Case | undefined => {
+    const plan = planOf(route)
+    const given = givenOf(plan, path, etag)
+    const changes = (value: unknown): Array<[string, unknown]> => isObject(value) ? Object.entries(value).filter(([name, inner]) => name !== key && !(isObject(current) && alike(current[name], inner))) : []
+    const each = values.map(changes).filter((found) => found.length > 0)
+    const tries = whole ? [...each].sort((a, b) => b.length - a.length).slice(0, 5) : each.flat().map((change) => [change])
+    for (const members of tries) {
+      const made = plan.linked({ parameters: given, body: { value: members.map(([name, value]) => ({ op: 'add', path: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, value })) } })
+      if (!(made instanceof Error)) return made
+    }
+    return undefined
+  }
+
   /**
    * A request of `route` with these path values (by name) and, for a write, a valid body: one that
    * changes something of `current` where it can (a change to what is there already shows nothing),
@@ -193,11 +239,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
    */
   const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, partial = false, whole = false, etag, fresh }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, partial?: boolean, whole?: boolean, etag?: string, fresh?: (body: unknown) => boolean }): Case | Error => {
     const plan = planOf(route)
-    const given = new Map<number, unknown>()
-    plan.parameters.forEach((p, i) => {
-      if (p.in === 'path' && p.name in path) given.set(i, path[p.name])
-      if (p.in === 'header' && p.name.toLowerCase() === 'if-match' && etag !== undefined) given.set(i, etag)
-    })
+    const given = givenOf(plan, path, etag)
     let body: { value: unknown } | undefined
     if (withBody) {
       let found = bodiesOf(route)
@@ -248,8 +290,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     }
   }
 
-  /** A chain as it ran: the first violation of the chain's checks (where it stopped), each answer's own violations (the first of each operation and check), or why it stopped. */
-  interface Ran { violation?: SequenceViolation, answers: ChainAnswerViolation[], note?: string, sent: SentStep[], key?: unknown, steps: ChainStep[], path?: Record<string, unknown> }
+  /** A chain as it ran: the first violation of the chain's checks (where it stopped), each answer's own violations (the first of each operation and check), or why it stopped; the changes refused on the way. */
+  interface Ran { violation?: SequenceViolation, answers: ChainAnswerViolation[], note?: string, refused: string[], sent: SentStep[], key?: unknown, steps: ChainStep[], path?: Record<string, unknown> }
 
   /** The resource whose key the path template's parameter `name` is (/customers/{customerId} of /customers/{customerId}/addresses), if any. */
   const ownerOf = (template: string, name: string): Resource | undefined => {
@@ -322,7 +364,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (first === undefined) return undefined
     const { path, sent } = first
     const answers: ChainAnswerViolation[] = []
-    if (first.note !== undefined) return { note: `its parent, ${first.note}`, answers, sent, steps }
+    const refused: string[] = []
+    if (first.note !== undefined) return { note: `its parent, ${first.note}`, answers, refused, sent, steps }
     const creator = creatorOf(resource)!
     const keys = await keysFirst(creator, depth)
     if (keys === undefined) return undefined
@@ -345,8 +388,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       let made: Case | Error
       let answer: Answer | Error | undefined
       for (let tries = 1; ; tries++) {
-        made = requestOf(route, { path: creates ? path : { ...path, [resource.parameter]: key }, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
-        if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, sent, steps: upTo }
+        const at = creates ? path : { ...path, [resource.parameter]: key }
+        const values = action === 'patch' && isJsonPatch(planOf(route)) ? bodiesOf(creator) : undefined
+        made = (values === undefined || values instanceof Unbuildable ? undefined : jsonPatchOf(route, values.bodies, { path: at, current: written?.body, whole: action !== step, etag, key: resource.property })) ??
+          requestOf(route, { path: at, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
+        if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, refused, sent, steps: upTo }
         // Taken as it is sent: a chain run beside this one takes another.
         const given = creates ? keyIn(made.values.body) : undefined
         if (given !== undefined) taken.add(given)
@@ -360,7 +406,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       sent.push(record)
       if (answer instanceof Error) {
         const [failed] = noAnswer(answer, enabled)
-        return failed === undefined ? { note: `${step}: no answer (${answer.message})`, answers, sent, steps: upTo } : { violation: { ...failed, steps: [...sent], route }, answers, sent, key, steps: upTo }
+        return failed === undefined ? { note: `${step}: no answer (${answer.message})`, answers, refused, sent, steps: upTo } : { violation: { ...failed, steps: [...sent], route }, answers, refused, sent, key, steps: upTo }
       }
       record.status = answer.status
       if (step !== 'create again' && ok(answer) && answer.headers.etag !== undefined) etag = answer.headers.etag
@@ -370,10 +416,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (deleted && step === 'read' && !ok(answer) && (violation.check === 'status_code_conformance' || violation.check === 'positive_data_acceptance')) continue
         if (!answers.some((v) => v.route === route && v.check === violation.check)) answers.push({ ...violation, steps: [...sent], route, chain: upTo })
       }
-      const stop = (note: string): Ran => ({ note, answers, sent, key, steps: upTo })
+      const stop = (note: string): Ran => ({ note, answers, refused, sent, key, steps: upTo })
       // A violation, where its check is on: the create's for what a create did, the writer's for what a read lost, the delete's for what it left.
       const fail = (check: CheckName, detail: string, by: RouteSpec): Ran | undefined =>
-        enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, answers, sent, key, steps: upTo } : undefined
+        enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, answers, refused, sent, key, steps: upTo } : undefined
       if (creates) {
         if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
         // Made by its replace: under the key the request's path gave it.
@@ -408,19 +454,28 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (merged !== undefined) return merged
         continue
       }
+      // A change refused as the client's fault (4xx) did nothing: the chain goes on from what was
+      // there, so that a refusal (its own violation, where the request was valid) hides no fault
+      // of the steps after it. A server's failure may have done anything, and so may a 4xx of an
+      // operation that declares no success (Petstore's DELETE /store/order/{orderId}: 400 and 404
+      // only): the chain stops there.
+      if (!ok(answer) && answer.status >= 400 && answer.status < 500 && route.responses.some((r) => /^2/.test(r.status))) {
+        refused.push(`${step}: answered ${answer.status}, gone on from what was there before`)
+        continue
+      }
       if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
       if (step === 'delete') deleted = true
       // What a read answers next: a patch's properties over what was there; a replace's whole body,
       // and what it left out of what was there (a replace takes it away).
       else {
-        const body = made.values.body
+        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : made.values.body
         const before = written?.body
         written = action === 'patch' && isObject(body) && isObject(before)
           ? { body: { ...before, ...body }, by: route }
           : { body, by: route, ...(action === 'replace' && isObject(body) && isObject(before) && { leftOut: Object.fromEntries(Object.entries(before).filter(([name]) => !(name in body))) }) }
       }
     }
-    return { answers, sent, key, steps, path }
+    return { answers, refused, sent, key, steps, path }
   }
 
   /** The path parameters of a route, in the order its template spells them (as routes.ts parsed them). */

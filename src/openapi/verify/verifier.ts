@@ -321,6 +321,7 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     if (ran === undefined) break
     chains.resources++
     if (ran.note !== undefined) owner.notes.push(`sequence of ${resource.item} not followed to its end: ${ran.note}`)
+    for (const refused of ran.refused) owner.notes.push(`sequence of ${resource.item}: ${refused}`)
     // The chain's violation, and its answers' that their operations do not have already (a read's 200 is often judged only here).
     const failing = [
       ...ran.violation === undefined ? [] : [{ violation: ran.violation, steps: ran.steps }],
