@@ -103,6 +103,7 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
     info: { title: 'Refusals', version: '1.0.0' },
     paths: Object.fromEntries(Object.entries({
       text: { 'text/plain': { schema: { type: 'string' } } },
+      legacy: { 'text/json': { schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } } },
       example: { 'application/json': { schema: { type: 'object', required: ['why'], properties: { why: { type: 'string' } } }, example: { why: 'no good' } } },
       xml: { 'application/xml': { example: '<refused/>' } },
       problems: { 'application/*+json': {} },
@@ -110,10 +111,12 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
       bare: undefined
     }).map(([name, content]) => [`/${name}`, { get: { operationId: name, parameters: [{ name: 'n', in: 'query', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'ok' }, 400: { description: 'refused', ...(content !== undefined && { content }) } } } }]))
   }
-  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'example', 'xml', 'problems', 'bytes', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
+  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'legacy', 'example', 'xml', 'problems', 'bytes', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
   const refused = async (name: string) => await refusing.inject({ url: `/${name}?n=x` })
   const text = await refused('text')
   t.same([text.statusCode, text.headers['content-type'], text.body], [400, 'text/plain; charset=utf-8', 'querystring/n must be integer'], 'a text type: the message, as text')
+  const legacy = await refused('legacy')
+  t.same([legacy.headers['content-type'], legacy.json()], ['text/json; charset=utf-8', { message: 'querystring/n must be integer' }], 'text/json, JSON by an older name: the document\'s error, filled in, not text')
   const example = await refused('example')
   t.same([example.headers['content-type'], example.json()], ['application/json; charset=utf-8', { why: 'no good' }], 'a schema that takes no message: the document\'s example of the answer')
   const xml = await refused('xml')

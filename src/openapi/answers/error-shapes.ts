@@ -83,7 +83,7 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
   // No content declared, or one that takes problem details (*/*, application/*+json…) where its schema does too.
   const ranged = matchMedia(response.media, PROBLEM)
   if (response.media.length === 0 || (ranged !== undefined && (ranged.schema === undefined || validators.response(ranged.schema)(JSON.parse(problem(500, 'An error').body as string))))) return problem
-  const text = response.media.find((m) => m.type.startsWith('text/'))
+  const text = response.media.find((m) => m.type.startsWith('text/') && !isJson(m))
   if (text !== undefined) return (_status, message) => ({ body: message, type: `${text.type === 'text/*' ? 'text/plain' : text.type}; charset=utf-8` })
   const typed = (media: MediaSpec, body: unknown): ErrorWriter => () => ({ body, type: contentTypeOf(media) })
   // The document's own example of the answer, one its schema takes; else a sample of it (XML unchecked, as the mock answers it).

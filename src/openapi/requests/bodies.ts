@@ -8,7 +8,7 @@ import type { MediaSpec, RouteSpec } from '../routes/routes.ts'
 
 // Request bodies of every common media type, chosen by the request's Content-Type among those
 // the operation declares (a range the document writes, image/* or */*, included): JSON and its
-// +json types, parsed exactly (http/json-body.ts); forms (application/x-www-form-urlencoded),
+// +json types (and text/json), parsed exactly (http/json-body.ts); forms (application/x-www-form-urlencoded),
 // read as the query is; multipart/form-data, streamed by Fastify's busboy, each part within a limit
 // and the whole within another; text/* as text; anything else as bytes. Fastify reads the body with the
 // parser of its media type, and only the media types the document uses have one: the rest is
@@ -21,7 +21,8 @@ export interface UploadedFile { filename: string, mimetype: string, data: Buffer
 
 /** How a body of this media type is read. */
 export function kindOf (type: string): BodyKind {
-  if (type === 'application/json' || type.endsWith('+json')) return 'json'
+  // text/json: JSON by an older name, which ASP.NET Web API's documents still declare (e-conomic's).
+  if (type === 'application/json' || type === 'text/json' || type.endsWith('+json')) return 'json'
   if (type === 'application/x-www-form-urlencoded') return 'form'
   if (type.startsWith('multipart/')) return 'multipart'
   if (type.startsWith('text/') || type === 'application/xml' || type.endsWith('+xml')) return 'text'
@@ -90,6 +91,7 @@ export function bodyParsers (app: FastifyInstance, routes: RouteSpec[], routeOf:
   app.removeAllContentTypeParsers()
   if (kinds.has('json') || anything) {
     app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
+    app.addContentTypeParser('text/json', { parseAs: 'string' }, jsonBodyParser)
     app.addContentTypeParser(/^[^/;\s]+\/[^;\s]+\+json(?:\s*;|$)/, { parseAs: 'string' }, jsonBodyParser)
   }
   if (kinds.has('form') || anything) app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body))

@@ -190,10 +190,14 @@ export function parameterValidation (route: RouteSpec, doc: OpenApiDocument, val
 
 export function requestValidation (route: RouteSpec, doc: OpenApiDocument, validators: Validators, limits: Limits): RequestValidation {
   const parameters = parameterValidation(route, doc, validators)
-  const bodyValidators = new Map<MediaSpec, ValidateFunction | null>()
-  const bodyValidator = (media: MediaSpec): ValidateFunction | null => {
-    if (!bodyValidators.has(media)) bodyValidators.set(media, media.schema === undefined ? null : (kindOf(media.type) === 'json' ? validators.request : validators.text)(media.schema))
-    return bodyValidators.get(media)!
+  // A body's schema checks JSON as JSON (no value converted), and what was read as text (a form, a
+  // part) with its text converted: by how the request's body was read, which under a range the
+  // document writes (*/*) is the request's own media type, not the range's.
+  const bodyValidators = { json: new Map<MediaSpec, ValidateFunction | null>(), text: new Map<MediaSpec, ValidateFunction | null>() }
+  const bodyValidator = (media: MediaSpec, read: 'json' | 'text' = kindOf(media.type) === 'json' ? 'json' : 'text'): ValidateFunction | null => {
+    const made = bodyValidators[read]
+    if (!made.has(media)) made.set(media, media.schema === undefined ? null : (read === 'json' ? validators.request : validators.text)(media.schema))
+    return made.get(media)!
   }
 
   const body = (request: FastifyRequest): Promise<Error | undefined> | Error | undefined => {
@@ -212,8 +216,9 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     }
     const media = matchMedia(spec.media, type)
     if (media === undefined) throw unsupported(request.headers['content-type'], spec.media)
-    const validate = bodyValidator(media)
-    switch (kindOf(type!)) {
+    const read = kindOf(type!)
+    const validate = bodyValidator(media, read === 'json' ? 'json' : 'text')
+    switch (read) {
       case 'json':
         return check(validate, request.body, 'body')
       case 'form': {
