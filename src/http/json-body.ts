@@ -119,6 +119,11 @@ export function exactNumber (literal: string): number | bigint {
   return Number.isSafeInteger(double) ? double : integer
 }
 
+/** JSON text of a value parseJsonBody made: a bigint written as the exact integer it was read from, not refused as JSON.stringify refuses it. */
+export function jsonText (value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => typeof inner === 'bigint' ? (JSON as unknown as { rawJSON: (text: string) => unknown }).rawJSON(inner.toString()) : inner)
+}
+
 export function jsonBodyParser (_request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void): void {
   try {
     done(null, parseJsonBody(body))

@@ -4,6 +4,8 @@
 // a frozen value: a change writes a new one, so a request never sees half of another's change
 // (every change is made whole between two awaits). Its answers, once shaped, are kept beside it.
 
+import { jsonText } from '../../http/json-body.ts'
+
 export const MAX_ITEMS = 1000
 export const MAX_BYTES = 64 * 1024 * 1024
 /** Collections under parents (each customer's addresses): the oldest made is dropped past this many. */
@@ -49,7 +51,7 @@ export class State {
   put (scope: string, collection: Map<string, Item>, key: string, value: Record<string, unknown>): Item {
     this.delete(scope, collection, key)
     const kept = frozenData(value) as Record<string, unknown>
-    const item: Item = { value: kept, bytes: JSON.stringify(kept).length, answers: new WeakMap() }
+    const item: Item = { value: kept, bytes: jsonText(kept).length, answers: new WeakMap() }
     collection.set(key, item)
     this.#written.set(`${scope}\0${key}`, { collection, key })
     this.#bytes += item.bytes

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import jsonPatch from 'fast-json-patch'
 import { ItemConflictError, ItemNotFoundError, PatchConflictError } from '../../errors.ts'
+import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
@@ -61,8 +62,14 @@ export function mergePatch (target: unknown, patch: unknown): unknown {
 function jsonPatched (route: RouteSpec, item: Value, operations: unknown[]): Value | undefined {
   let changed: unknown
   let failure: string | undefined
+  // The library copies through JSON, which has no bigint (an int64 past 2^53): each is an object
+  // of a key no client can know while the patch is applied, and a bigint again after.
+  const tag = `bigint ${randomUUID()}`
+  const swap = (value: unknown, of: (inner: unknown) => unknown): unknown => Array.isArray(value) ? value.map(of) : isObject(value) ? Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, of(inner)])) : value
+  const hidden = (value: unknown): unknown => typeof value === 'bigint' ? { [tag]: value.toString() } : swap(value, hidden)
+  const shown = (value: unknown): unknown => isObject(value) && typeof value[tag] === 'string' ? BigInt(value[tag]) : swap(value, shown)
   try {
-    changed = jsonPatch.applyPatch(item, operations as jsonPatch.Operation[], true, false, true).newDocument
+    changed = shown(jsonPatch.applyPatch(hidden(item), hidden(operations) as jsonPatch.Operation[], true, true, true).newDocument)
   } catch (err) {
     failure = err instanceof jsonPatch.JsonPatchError ? `${err.name} at operation ${err.index ?? 0}` : 'a path through an object\'s prototype'
   }
@@ -209,7 +216,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (error.keyword !== 'required') removeAt(made, target)
       else if (!setAt(made, target, valueIn(fallback, target) ?? valueIn(fallback, target.map((token, i) => Array.isArray(valueIn(made, target.slice(0, i))) ? '0' : token)))) break
     }
-    const out = validate(made) ? { value: made, text: JSON.stringify(made) } : null
+    const out = validate(made) ? { value: made, text: jsonText(made) } : null
     item.answers.set(schema, out)
     return out
   }
@@ -275,7 +282,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       // An envelope's count says how many there are, where it is a number its schema takes.
       if (isObject(body)) for (const name of COUNTS) if (typeof body[name] === 'number') body[name] = all.length
       if (!tools.validatorOf(media)(body)) return undefined
-      return { status: statusOf(response), body: JSON.stringify(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
+      return { status: statusOf(response), body: jsonText(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
     },
     replace (route, resource, { body: sent, params, headers }) {
       // One that takes no body (PUT /bookmarks/{itemId}) makes an item of the server's values alone, as a create does.
