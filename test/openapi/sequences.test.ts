@@ -388,6 +388,67 @@ t.test('the project\'s own stateful mock of a document that patches in JSON Patc
   t.same(verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
 })
 
+// Articles in JSON:API's shape: every body and answer holds the item in {"data": …}, and a patch
+// must name the article it patches (data.id) as its path does.
+const attributes = { type: 'object', properties: { title: { type: 'string', minLength: 1 }, body: { type: 'string' } } }
+const jsonApi = (data: object) => ({ content: { 'application/vnd.api+json': { schema: { type: 'object', required: ['data'], properties: { data } } } } })
+const article = { type: 'object', required: ['type', 'id', 'attributes'], properties: { type: { enum: ['articles'] }, id: { type: 'string' }, attributes: { ...attributes, required: ['title'] } } }
+const ARTICLES = {
+  openapi: '3.0.3',
+  info: { title: 'Articles', version: '1.0.0' },
+  paths: {
+    '/articles': { post: { requestBody: { required: true, ...jsonApi({ type: 'object', required: ['type', 'attributes'], properties: { type: { enum: ['articles'] }, attributes: { ...attributes, required: ['title'] } } }) }, responses: { 201: { description: 'made', ...jsonApi(article) }, 400: { description: 'bad' } } } },
+    '/articles/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } }],
+      get: { responses: { 200: { description: 'the article', ...jsonApi(article) }, 404: { description: 'none' } } },
+      patch: { requestBody: { required: true, ...jsonApi({ type: 'object', required: ['type', 'id'], properties: { type: { enum: ['articles'] }, id: { type: 'string' }, attributes } }) }, responses: { 200: { description: 'patched', ...jsonApi(article) }, 400: { description: 'bad' }, 404: { description: 'none' }, 409: { description: 'another article' } } }
+    }
+  }
+}
+
+t.test('JSON:API\'s envelope: a patch names the article it patches, and what the bodies hold in {"data": …} is read back; a create or a patch that loses an attribute: read_after_write', async (t) => {
+  for (const fault of [undefined, 'a create that drops the body', 'a patch that keeps nothing'] as const) {
+    const articles = new Map<string, Record<string, unknown>>()
+    let mismatched = 0
+    const { verification, url } = await verifiedAgainst(t, ARTICLES, (req, res, text) => {
+      const reply = (status: number, body?: unknown): void => answer(res, status, body, { 'content-type': 'application/vnd.api+json' })
+      if (text !== '' && req.headers['content-type'] !== 'application/vnd.api+json') return reply(415)
+      const data = text === '' ? undefined : JSON.parse(text)?.data
+      const valid = (a: any, required: boolean): boolean => a !== null && typeof a === 'object' && (!required || typeof a.title === 'string') && (a.title === undefined || (typeof a.title === 'string' && a.title !== '')) && ['undefined', 'string'].includes(typeof a.body)
+      if (req.method === 'POST') {
+        if (data?.type !== 'articles' || !valid(data.attributes, true)) return reply(400)
+        const id = String(articles.size + 1)
+        articles.set(id, fault === 'a create that drops the body' ? { title: data.attributes.title } : data.attributes)
+        return reply(201, { data: { type: 'articles', id, attributes: articles.get(id) } })
+      }
+      const id = /^\/articles\/(\d+)$/.exec(req.url!)?.[1] ?? ''
+      const there = articles.get(id)
+      if (there === undefined) return reply(404)
+      if (req.method === 'GET') return reply(200, { data: { type: 'articles', id, attributes: there } })
+      if (data?.type !== 'articles' || typeof data.id !== 'string' || (data.attributes !== undefined && !valid(data.attributes, false))) return reply(400)
+      if (data.id !== id && ++mismatched) return reply(409)
+      const changed = { ...there, ...data.attributes }
+      if (fault !== 'a patch that keeps nothing') articles.set(id, changed)
+      reply(200, { data: { type: 'articles', id, attributes: changed } })
+    })
+    const report = reportOf(verification, 'articles.json', url)
+    const found = report.operations.flatMap((o) => o.violations)
+    if (fault === undefined) {
+      t.same(found.map((v) => v.detail), [], 'a service that keeps its word: nothing found')
+      t.same(report.operations.flatMap((o) => o.notes), [], 'its chain followed to its end, no patch refused')
+      t.equal(mismatched, 0, 'each patch of the chain named the article of its path (data.id)')
+      continue
+    }
+    t.same(found.map((v) => `${v.check}: ${v.detail.replace(/: attributes: .*/, '')}`), [`read_after_write: ${fault === 'a patch that keeps nothing' ? 'PATCH' : 'POST'} /articles${fault === 'a patch that keeps nothing' ? '/{id}' : ''} wrote what the read does not answer`], `${fault}: found, in the attributes`)
+    t.same(found[0]?.steps?.map((s) => s.step), fault === 'a patch that keeps nothing' ? ['create', 'patch', 'read'] : ['create', 'read'], 'shrunk')
+  }
+
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(ARTICLES) }, 'articles.json')
+  t.teardown(() => app.close())
+  const mocked = await verify(document, injectTransport(app), { seed: 7 })
+  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock of the same document, which keeps the item within the envelope: nothing found')
+})
+
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {
   const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(THINGS) }, 'things.yaml')
   t.teardown(() => app.close())

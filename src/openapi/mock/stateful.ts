@@ -12,7 +12,7 @@ import { examplesOf } from '../schemas/examples.ts'
 import { matching, validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { itemIn, listIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { bodyEnvelope, itemIn, listIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import type { Item, State } from './state.ts'
 
 // The mock's memory of what clients write (resources.ts says what is a resource): a create keeps
@@ -329,7 +329,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const bound = bindings.get(route.operationId)
     if (bound === undefined) return undefined
     const { resource, action } = bound
-    return (input) => act[action](route, resource, input)
+    // A body that holds the item in an envelope, as the answers do (JSON:API's {"data": …}): the item within it.
+    const envelope = bodyEnvelope(doc, resource, route)
+    if (envelope.length === 0) return (input) => act[action](route, resource, input)
+    return (input) => act[action](route, resource, { ...input, body: isObject(input.body) ? valueIn(input.body, envelope) : input.body })
   }
 }
 

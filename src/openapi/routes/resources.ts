@@ -117,6 +117,24 @@ export function itemIn (doc: OpenApiDocument, schema: unknown, parameter: string
   return undefined
 }
 
+// What a body may hold beside the item's envelope: JSON:API's document members.
+const BESIDE_ENVELOPE = new Set(['meta', 'links', 'jsonapi', 'included'])
+
+/**
+ * Where a write's body holds the item, as the read's answer does (JSON:API's `{"data": …}`, in the
+ * request as in the answer): the read's envelope, where the write's JSON body has that property,
+ * nothing else but a document's members (meta, links…), and the item no property of that name;
+ * else none, the body is the item (Box's `{"assigned_to": {"id": …}, "storage_policy": …}` is an
+ * item, though its read's item is found in `assigned_to`). The mock's and the verifier's.
+ */
+export function bodyEnvelope (doc: OpenApiDocument, resource: Resource, route: RouteSpec): Envelope {
+  const media = successJson(resource.operations.read)?.media
+  const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+  const wrapper = place?.envelope[0]
+  const body = Object.keys(propertiesOf(doc, route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema))
+  return wrapper !== undefined && body.includes(wrapper) && body.every((name) => name === wrapper || BESIDE_ENVELOPE.has(name)) && !(wrapper in propertiesOf(doc, place!.schema)) ? [wrapper] : []
+}
+
 /** Where a list answer's items are: the body itself when an array, or its one array property ({ "items": [...] }). */
 export function listIn (doc: OpenApiDocument, schema: unknown): { envelope: Envelope, array: JsonSchema, items: JsonSchema } | undefined {
   const isArray = (s: any) => s?.type === 'array' || (s?.type === undefined && s?.items !== undefined)

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
-import { itemIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
+import { bodyEnvelope, itemIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -17,7 +17,8 @@ import type { HttpRequest } from './spelling.ts'
 // starts with that PUT, under a key of the document's (its sample); a key the client gives in a
 // create's body is one no create of the run has sent (another, where the service says it is
 // taken). A patch in JSON Patch (RFC 6902) is sent as `add` operations of members a create would
-// send. Each parent is made first
+// send; bodies that hold the item in the answers' envelope (JSON:API's {"data": …}) are compared
+// within it, and name the item's key where they have it. Each parent is made first
 // where the document shows how. A change refused as the client's fault (4xx) changed nothing: the
 // chain goes on without it. Each answer is judged as its operation's are (its status, media
 // type, schema, headers: a read's 200 is often answered only here, where there is something to
@@ -39,6 +40,8 @@ type Step = ChainStep | 'request'
 export interface SentStep { step: Step, route: RouteSpec, request: HttpRequest, secrets: Case['secrets'], status?: number }
 /** A property of a request's JSON body that names a resource's key (sequences' namedIn), and the schema its value must meet. */
 interface BodyKey { name: string, owner: Resource, schema: JsonSchema }
+/** The item's own key in a write's body: the property, within the envelope the body holds the item in. */
+interface OwnKey { envelope: string[], property: string, key: unknown }
 export interface SequenceViolation { check: CheckName, status: number, detail: string, steps: SentStep[], route: RouteSpec }
 /** A violation of one answer in a chain, by its operation's checks: with the chain's steps up to it, to shrink. */
 export interface ChainAnswerViolation extends SequenceViolation { chain: ChainStep[] }
@@ -169,6 +172,18 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const media = successJson(resource.operations.read)?.media
     return media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)?.schema
   }
+  /** What a write's body holds of the item (bodyEnvelope). */
+  const unwrapped = (resource: Resource, route: RouteSpec, body: unknown): unknown => {
+    const envelope = bodyEnvelope(doc, resource, route)
+    return envelope.length === 0 ? body : valueIn(body, envelope)
+  }
+  /** Where a write to the item names the item's own key, in its body or in the envelope it holds the item in; undefined where it does not, where the key is the server's to write (readOnly), or where its schema does not take the key as the chain has it. */
+  const ownKeyIn = (resource: Resource, route: RouteSpec, key: unknown): OwnKey | undefined => {
+    const envelope = bodyEnvelope(doc, resource, route)
+    const schema = route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema
+    const property = derefSchema(doc, propertiesOf(doc, envelope.length === 0 ? schema : propertiesOf(doc, schema)[envelope[0]])[resource.property])
+    return property === undefined || property.readOnly === true || !validators.request(property)(key) ? undefined : { envelope, property: resource.property, key }
+  }
   const declares404 = (route: RouteSpec | undefined): boolean => route?.responses.some((r) => ['404', '410', '4XX'].includes(r.status)) === true
 
   /** Of these bodies, those of the media type a chain sends (its JSON, where it takes JSON), valid as the engine reads them. */
@@ -237,9 +252,16 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
    * If-Match, where the operation takes one (a write made conditional, as RFC 9110 has it); of
    * the bodies, those `fresh` takes first.
    */
-  const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, partial = false, whole = false, etag, fresh }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, partial?: boolean, whole?: boolean, etag?: string, fresh?: (body: unknown) => boolean }): Case | Error => {
+  const requestOf = (route: RouteSpec, { path, withBody, current, named = {}, own, envelope = [], partial = false, whole = false, etag, fresh }: { path: Record<string, unknown>, withBody: boolean, current?: unknown, named?: Record<string, unknown>, own?: OwnKey, envelope?: string[], partial?: boolean, whole?: boolean, etag?: string, fresh?: (body: unknown) => boolean }): Case | Error => {
     const plan = planOf(route)
     const given = givenOf(plan, path, etag)
+    /** A body with the item's own key where it names it (`{"data": {"id": …}}` of JSON:API, the `id` of a PUT's body). */
+    const keyed = (value: Record<string, unknown>): Record<string, unknown> => {
+      if (own === undefined) return value
+      if (own.envelope.length === 0) return { ...value, [own.property]: own.key }
+      const [wrapper] = own.envelope
+      return { ...value, [wrapper]: { ...(isObject(value[wrapper]) ? value[wrapper] : {}), [own.property]: own.key } }
+    }
     let body: { value: unknown } | undefined
     if (withBody) {
       let found = bodiesOf(route)
@@ -249,34 +271,38 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const fresher = fresh === undefined ? [] : found.bodies.filter(fresh)
       const bodies = fresher.length > 0 ? fresher : found.bodies
       try {
-        const changed = (value: unknown): number => !isObject(current) || !isObject(value) ? 1 : Object.entries(value).filter(([name, inner]) => !alike(current[name], inner)).length
+        // Compared with what is there as the body holds the item (in its envelope, where it has one), its key aside.
+        const changed = (value: unknown): number => {
+          const item = valueIn(value, envelope)
+          return !isObject(current) || !isObject(item) ? 1 : Object.entries(item).filter(([name, inner]) => name !== own?.property && !alike(current[name], inner)).length
+        }
         const changes = (value: unknown): boolean => changed(value) > 0
         // A whole write, the body that changes the most: a property written as it was shows no loss.
         const chosen = whole ? bodies.reduce((best, value) => changed(value) > changed(best) ? value : best, bodies[0]) : bodies.find(changes) ?? bodies[0]
         const keys = Object.fromEntries(namedIn(route).flatMap(({ name }) => name in named ? [[name, named[name]]] : []))
         // A patch of one property that changes, where the operation takes one: a whole body patched
         // reads the same whether the service merged it or replaced all with it.
-        if (partial && !whole && isObject(chosen) && isObject(current)) {
+        if (partial && !whole && envelope.length === 0 && isObject(chosen) && isObject(current)) {
           for (const [name, value] of Object.entries(chosen)) {
             if (value === null || alike(current[name], value)) continue
-            const one = plan.linked({ parameters: given, body: { value: { [name]: value, ...keys } } })
+            const one = plan.linked({ parameters: given, body: { value: keyed({ [name]: value, ...keys }) } })
             if (!(one instanceof Error)) return one
           }
         }
         // All of a patch but its objects' nulls, which JSON Merge Patch reads as "remove it", where it stays valid without them.
         const stripped = partial && whole ? withoutNulls(chosen) : chosen
         if (isObject(stripped) && !alike(stripped, chosen)) {
-          const kept = plan.linked({ parameters: given, body: { value: { ...stripped, ...keys } } })
+          const kept = plan.linked({ parameters: given, body: { value: keyed({ ...stripped, ...keys }) } })
           if (!(kept instanceof Error)) return kept
         }
         // A replace of the required properties alone, where that still changes something: what it
         // leaves out of what is there, a replace takes away (keptThrough).
-        if (!partial && !whole && isObject(current) && isObject(chosen) && isObject(required)) {
-          const trimmed = { ...Object.fromEntries(Object.entries(chosen).filter(([name]) => name in required)), ...keys }
+        if (!partial && !whole && envelope.length === 0 && isObject(current) && isObject(chosen) && isObject(required)) {
+          const trimmed = keyed({ ...Object.fromEntries(Object.entries(chosen).filter(([name]) => name in required)), ...keys })
           const one = Object.keys(trimmed).length < Object.keys({ ...chosen, ...keys }).length && changes(trimmed) ? plan.linked({ parameters: given, body: { value: trimmed } }) : undefined
           if (one !== undefined && !(one instanceof Error)) return one
         }
-        if (bodies.length > 0) body = { value: isObject(chosen) ? { ...chosen, ...keys } : chosen }
+        if (bodies.length > 0) body = { value: isObject(chosen) ? keyed({ ...chosen, ...keys }) : chosen }
       } catch (err) {
         if (!(err instanceof Unbuildable)) throw err
         return err
@@ -391,7 +417,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         const at = creates ? path : { ...path, [resource.parameter]: key }
         const values = action === 'patch' && isJsonPatch(planOf(route)) ? bodiesOf(creator) : undefined
         made = (values === undefined || values instanceof Unbuildable ? undefined : jsonPatchOf(route, values.bodies, { path: at, current: written?.body, whole: action !== step, etag, key: resource.property })) ??
-          requestOf(route, { path: at, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
+          requestOf(route, { path: at, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, ...(!creates && { own: ownKeyIn(resource, route, key) }), envelope: bodyEnvelope(doc, resource, route), partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
         if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, refused, sent, steps: upTo }
         // Taken as it is sent: a chain run beside this one takes another.
         const given = creates ? keyIn(made.values.body) : undefined
@@ -427,7 +453,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (given === undefined) return stop('the create\'s answer carries no key (no item in its body, no Location)')
         if (step === 'create') {
           key = given
-          written = { body: made.values.body, by: route }
+          written = { body: unwrapped(resource, route, made.values.body), by: route }
         } else if (alike(given, key) && !(isObject(made.values.body) && resource.property in made.values.body)) {
           // Only a key the server chose: two creates of the key a client gives may well be one.
           const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
@@ -468,7 +494,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // What a read answers next: a patch's properties over what was there; a replace's whole body,
       // and what it left out of what was there (a replace takes it away).
       else {
-        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : made.values.body
+        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : unwrapped(resource, route, made.values.body)
         const before = written?.body
         written = action === 'patch' && isObject(body) && isObject(before)
           ? { body: { ...before, ...body }, by: route }
