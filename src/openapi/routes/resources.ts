@@ -117,6 +117,9 @@ export function itemIn (doc: OpenApiDocument, schema: unknown, parameter: string
   return undefined
 }
 
+/** The schema of a route's JSON request body, where it takes one. */
+export const jsonBodySchema = (route: RouteSpec): unknown => route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema
+
 // What a body may hold beside the item's envelope: JSON:API's document members.
 const BESIDE_ENVELOPE = new Set(['meta', 'links', 'jsonapi', 'included'])
 
@@ -131,7 +134,7 @@ export function bodyEnvelope (doc: OpenApiDocument, resource: Resource, route: R
   const media = successJson(resource.operations.read)?.media
   const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
   const wrapper = place?.envelope[0]
-  const body = Object.keys(propertiesOf(doc, route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema))
+  const body = Object.keys(propertiesOf(doc, jsonBodySchema(route)))
   return wrapper !== undefined && body.includes(wrapper) && body.every((name) => name === wrapper || BESIDE_ENVELOPE.has(name)) && !(wrapper in propertiesOf(doc, place!.schema)) ? [wrapper] : []
 }
 

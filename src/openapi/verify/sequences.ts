@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
-import { concreteType, kindOf } from '../requests/bodies.ts'
-import { bodyEnvelope, itemIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
+import { concreteType } from '../requests/bodies.ts'
+import { bodyEnvelope, itemIn, jsonBodySchema, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -172,15 +172,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const media = successJson(resource.operations.read)?.media
     return media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)?.schema
   }
-  /** What a write's body holds of the item (bodyEnvelope). */
-  const unwrapped = (resource: Resource, route: RouteSpec, body: unknown): unknown => {
-    const envelope = bodyEnvelope(doc, resource, route)
-    return envelope.length === 0 ? body : valueIn(body, envelope)
-  }
-  /** Where a write to the item names the item's own key, in its body or in the envelope it holds the item in; undefined where it does not, where the key is the server's to write (readOnly), or where its schema does not take the key as the chain has it. */
-  const ownKeyIn = (resource: Resource, route: RouteSpec, key: unknown): OwnKey | undefined => {
-    const envelope = bodyEnvelope(doc, resource, route)
-    const schema = route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema
+  /** Where a write to the item names the item's own key, in its body or in the envelope it holds the item in (bodyEnvelope); undefined where it does not, where the key is the server's to write (readOnly), or where its schema does not take the key as the chain has it. */
+  const ownKeyIn = (resource: Resource, route: RouteSpec, envelope: string[], key: unknown): OwnKey | undefined => {
+    const schema = jsonBodySchema(route)
     const property = derefSchema(doc, propertiesOf(doc, envelope.length === 0 ? schema : propertiesOf(doc, schema)[envelope[0]])[resource.property])
     return property === undefined || property.readOnly === true || !validators.request(property)(key) ? undefined : { envelope, property: resource.property, key }
   }
@@ -337,7 +331,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
    */
   const namedIn = (route: RouteSpec): BodyKey[] => {
     if (!bodyNames.has(route)) {
-      const properties = propertiesOf(doc, route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema)
+      const properties = propertiesOf(doc, jsonBodySchema(route))
       bodyNames.set(route, Object.entries(properties).flatMap(([name, schema]) => {
         const owner = name === 'id' ? undefined : byParameter.get(name)
         return owner === undefined || Object.values(owner.operations).includes(route) ? [] : [{ name, owner, schema: derefSchema(doc, schema) ?? {} }]
@@ -411,13 +405,15 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const action = step === 'patch all' ? 'patch' : step === 'replace all' ? 'replace' : step
       const route = creates ? creator : resource.operations[action as Action]!
       const upTo = steps.slice(0, index + 1)
+      // Where its body holds the item (JSON:API's {"data": …}), for what it writes and what is compared.
+      const envelope = bodyEnvelope(doc, resource, route)
       let made: Case | Error
       let answer: Answer | Error | undefined
       for (let tries = 1; ; tries++) {
         const at = creates ? path : { ...path, [resource.parameter]: key }
         const values = action === 'patch' && isJsonPatch(planOf(route)) ? bodiesOf(creator) : undefined
         made = (values === undefined || values instanceof Unbuildable ? undefined : jsonPatchOf(route, values.bodies, { path: at, current: written?.body, whole: action !== step, etag, key: resource.property })) ??
-          requestOf(route, { path: at, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, ...(!creates && { own: ownKeyIn(resource, route, key) }), envelope: bodyEnvelope(doc, resource, route), partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
+          requestOf(route, { path: at, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, ...(!creates && { own: ownKeyIn(resource, route, envelope, key) }), envelope, partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
         if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, refused, sent, steps: upTo }
         // Taken as it is sent: a chain run beside this one takes another.
         const given = creates ? keyIn(made.values.body) : undefined
@@ -453,7 +449,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (given === undefined) return stop('the create\'s answer carries no key (no item in its body, no Location)')
         if (step === 'create') {
           key = given
-          written = { body: unwrapped(resource, route, made.values.body), by: route }
+          written = { body: valueIn(made.values.body, envelope), by: route }
         } else if (alike(given, key) && !(isObject(made.values.body) && resource.property in made.values.body)) {
           // Only a key the server chose: two creates of the key a client gives may well be one.
           const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
@@ -494,7 +490,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // What a read answers next: a patch's properties over what was there; a replace's whole body,
       // and what it left out of what was there (a replace takes it away).
       else {
-        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : unwrapped(resource, route, made.values.body)
+        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : valueIn(made.values.body, envelope)
         const before = written?.body
         written = action === 'patch' && isObject(body) && isObject(before)
           ? { body: { ...before, ...body }, by: route }
