@@ -31,6 +31,7 @@ const cases: Record<string, Record<string, unknown>> = {
   'query-space': { in: 'query', style: 'spaceDelimited', schema: list },
   'query-pipe': { in: 'query', style: 'pipeDelimited', schema: list },
   'query-deep': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', properties: { color: { type: 'string' }, size: integer, tags: { type: 'array', items: { type: 'string' } } } } },
+  'query-deep-list': { in: 'query', style: 'deepObject', explode: true, schema: list },
   'query-object-exploded': { in: 'query', schema: rgb },
   'query-object-unexploded': { in: 'query', schema: rgb, explode: false },
   'query-json': { in: 'query', content: { 'application/json': { schema: { type: 'object', required: ['a'], properties: { a: integer } } } } },
@@ -85,6 +86,10 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same(await query('/query-space?v=3%204'), [3, 4], 'spaceDelimited')
   t.same(await query('/query-pipe?v=3|4'), [3, 4], 'pipeDelimited')
   t.same(await query('/query-deep?v[color]=red&v[size]=2&v[tags]=a'), { color: 'red', size: 2, tags: ['a'] }, 'deepObject')
+  t.same(await query('/query-deep?v[color]=red&v[color][x][y]=blue'), { color: 'red' }, 'deepObject: a member given as text stays so, deeper ones ignored')
+  t.same(await query('/query-deep?v[tags][]=a&v[tags][]=b'), { tags: ['a', 'b'] }, 'deepObject: [] is the next item, at any depth')
+  t.same(await query('/query-deep-list?v[1]=4&v[0]=3&v[2]=5'), [3, 4, 5], 'deepObject, a list (Stripe\'s expand): indices, in their order')
+  t.same(await query('/query-deep-list?v[]=3&v[]=4'), [3, 4], 'or [] for each item')
   t.same(await query('/query-object-exploded?R=1&G=2&other=x'), { R: 1, G: 2 }, 'form, exploded object: its members are parameters')
   t.same(await query('/query-object-unexploded?v=R,1,G,2'), { R: 1, G: 2 }, 'form object, not exploded')
   t.same(await query(`/query-json?v=${encodeURIComponent('{"a":1}')}`), { a: 1 }, 'JSON in a query, by content')
@@ -107,6 +112,7 @@ t.test('what its schema does not take answers 400, naming where', async (t) => {
   await refused('/query-form', /^querystring must have required property 'v'$/)
   await refused('/query-form?v=1&v=x', /^querystring\/v\/1 must be integer$/)
   await refused('/query-deep?v[size]=big', /^querystring\/v\/size must be integer$/)
+  await refused('/query-deep-list?v[0]=3&v[x]=4', /^querystring\/v\/0 must be integer$/)
   await refused(`/query-json?v=${encodeURIComponent('{"b":1}')}`, /^querystring\/v must have required property 'a'$/)
   await refused('/query-json?v=not-json', /^querystring\/v must be object$/)
   await refused('/header-list', /^headers must have required property 'x-values'$/)

@@ -137,9 +137,12 @@ t.test('a PUT that merges what it is sent into what was there, or drops what it 
   }
 })
 
-t.test('an update POSTed to the item path in a form, as Stripe\'s are, that loses one property, or reads false as true: found by a patch of all that change; one that keeps them: nothing', async (t) => {
+t.test('Stripe\'s style: an update POSTed to the item path in a form, a read that answers the customer or what it was (anyOf), a list in deepObject (expand[0]); an update that loses one property, or reads false as true: found by a patch of all that change; an optional number taken as any text: found; one that keeps its word: nothing', async (t) => {
   const form = { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string', maxLength: 40 }, age: { type: 'integer', minimum: 0, maximum: 150 }, vip: { type: 'boolean' } } } } } }
-  const customer = { description: 'it', content: { 'application/json': { schema: { type: 'object', required: ['id', 'email', 'age', 'vip'], properties: { id: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' }, vip: { type: 'boolean' } } } } } }
+  const schema = { type: 'object', required: ['id', 'email', 'age', 'vip'], properties: { id: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' }, vip: { type: 'boolean' } } }
+  const customer = { description: 'it', ...json(schema) }
+  const gone = { type: 'object', required: ['id', 'deleted'], properties: { id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } } }
+  const expand = { name: 'expand', in: 'query', style: 'deepObject', explode: true, schema: { type: 'array', items: { type: 'string', enum: ['sources', 'tax'] } } }
   const CUSTOMERS = {
     openapi: '3.0.3',
     info: { title: 'Customers', version: '1.0.0' },
@@ -147,39 +150,51 @@ t.test('an update POSTed to the item path in a form, as Stripe\'s are, that lose
       '/customers': { post: { requestBody: form, responses: { 200: customer, 400: { description: 'bad' } } } },
       '/customers/{customer}': {
         parameters: [{ name: 'customer', in: 'path', required: true, schema: { type: 'string' } }],
-        get: { responses: { 200: customer, 404: { description: 'none' } } },
+        get: { parameters: [expand], responses: { 200: { description: 'it, or what it was', ...json({ anyOf: [schema, gone] }) }, 404: { description: 'none' } } },
         post: { requestBody: form, responses: { 200: customer, 400: { description: 'bad' }, 404: { description: 'none' } } }
       }
     }
   }
-  for (const fault of ['none', 'loses the age', 'reads false as true'] as const) {
+  for (const fault of ['none', 'loses the age', 'reads false as true', 'takes any age'] as const) {
     const customers = new Map<string, { id: string, email: string, age: number, vip: boolean }>()
     const { verification } = await verifiedAgainst(t, CUSTOMERS, (req, res, text) => {
+      const url = new URL(req.url!, 'http://localhost')
+      if ([...url.searchParams.keys()].some((name) => !/^expand\[\d+\]$/.test(name) || !['sources', 'tax'].includes(url.searchParams.get(name)!))) return answer(res, 400)
       if (text !== '' && req.headers['content-type'] !== 'application/x-www-form-urlencoded') return answer(res, 415)
       const fields = new URLSearchParams(text)
       const email = fields.get('email') ?? undefined
-      const age = fields.has('age') ? Number(fields.get('age')) : undefined
+      const age = fields.has('age') ? (fault === 'takes any age' ? Number(fields.get('age')) || 0 : Number(fields.get('age'))) : undefined
       const vip = fields.has('vip') ? (fault === 'reads false as true' ? fields.get('vip') !== '' : fields.get('vip') === 'true') : undefined
       if ([...fields.keys()].some((name) => !['email', 'age', 'vip'].includes(name)) || (email !== undefined && email.length > 40) || (age !== undefined && !(Number.isInteger(age) && age >= 0 && age <= 150)) || !['true', 'false', null].includes(fields.get('vip'))) return answer(res, 400)
-      if (req.url === '/customers') {
+      if (url.pathname === '/customers') {
         const made = { id: `cus_${customers.size + 1}`, email: email ?? '', age: age ?? 0, vip: vip ?? false }
         customers.set(made.id, made)
         return answer(res, 200, made)
       }
-      const there = customers.get(decodeURIComponent(req.url!.split('/')[2]))
+      const there = customers.get(decodeURIComponent(url.pathname.split('/')[2]))
       if (there === undefined) return answer(res, 404)
       if (req.method === 'POST') Object.assign(there, email !== undefined && { email }, age !== undefined && fault !== 'loses the age' && { age }, vip !== undefined && { vip })
       answer(res, 200, there)
     })
+    t.same(verification.operations.flatMap((o) => o.notes), [], 'every request made, every chain to its end')
     const found = verification.operations.flatMap((o) => o.violations)
     if (fault === 'none') {
       t.same(found.map((v) => v.detail), [], 'an update that keeps what it is sent: nothing found')
+      continue
+    }
+    if (fault === 'takes any age') {
+      t.same(found.map((v) => `${v.check}: ${v.detail}`), ['negative_data_rejection: an invalid request (body property of the wrong type) accepted with 200'], 'an age that is no number, taken: found, though the form makes it optional')
       continue
     }
     t.same(found.map((v) => v.check), ['read_after_write'], `one that ${fault}: found, once`)
     t.match(found[0]?.detail, fault === 'loses the age' ? /^POST \/customers\/\{customer\} wrote what the read does not answer: age: written \d+, read 0$/ : /^POST \/customers\/\{customer\} wrote what the read does not answer: vip: written false, read true$/)
     t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch all', 'read'], 'shrunk to create, patch all, read')
   }
+
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(CUSTOMERS) }, 'customers.json')
+  t.teardown(() => app.close())
+  const mocked = await verify(document, injectTransport(app), { seed: 7 })
+  t.same(mocked.operations.flatMap((o) => [...o.notes, ...o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)]), [], 'the project\'s stateful mock of the same document, which answers the customer it keeps: nothing found, each chain to its end')
 })
 
 t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it; an object drawn without a prototype, as JSON reads it', async (t) => {

@@ -61,25 +61,35 @@ function fromText (parameter: ParameterSpec, text: string): unknown {
   return explode && style !== 'spaceDelimited' && style !== 'pipeDelimited' ? assigned(items) : alternating(items)
 }
 
-/** deepObject: name[a]=1&name[b][c]=2 as { a: '1', b: { c: '2' } }. */
-function deepObject (name: string, pairs: Pair[]): Record<string, unknown> | undefined {
+/** A member's name within a deepObject: `[]` (no name) is the next item. */
+const place = (into: object, member: string): string => member === '' ? String(Object.keys(into).length) : member
+
+/**
+ * deepObject: name[a]=1&name[b][c]=2 as { a: '1', b: { c: '2' } }. A list, which OpenAPI leaves
+ * undefined in this style, as Stripe's and qs's clients spell one: name[0]=a&name[1]=b, or
+ * name[]=a&name[]=b; deeper, name[tags][]=a is a list too (name[tags][0]=a is not: no schema is
+ * read here).
+ */
+function deepObject (name: string, shape: ParameterSpec['shape'], pairs: Pair[]): unknown {
   let out: Record<string, any> | undefined
   for (const [key, value] of pairs) {
     if (!key.startsWith(`${name}[`)) continue
     const path = [...key.slice(name.length).matchAll(/\[([^\]]*)\]/g)].map(([, member]) => member)
     if (path.length === 0 || path.some((member) => member === '__proto__' || member === 'constructor' || member === 'prototype')) continue
     out ??= {}
-    let target = out
-    for (const member of path.slice(0, -1)) target = (target[member] ??= {})
-    if (typeof target === 'object') target[path.at(-1)!] = value
+    // A member already given as text stays so: name[a]=1&name[a][b]=2 reads { a: '1' }.
+    let target: any = out
+    path.slice(0, -1).forEach((member, i) => { target = typeof target === 'object' ? (target[place(target, member)] ??= path[i + 1] === '' ? [] : {}) : target })
+    if (typeof target === 'object') target[place(target, path.at(-1)!)] = value
   }
-  return out
+  // Integer keys come in ascending order: the items in their places.
+  return shape === 'array' && out !== undefined && Object.keys(out).every((member) => /^(0|[1-9]\d*)$/.test(member)) ? Object.values(out) : out
 }
 
 /** A query parameter, from the query's name=value pairs (each name and value percent-decoded). */
 function fromQuery (parameter: ParameterSpec, pairs: Pair[], claimed: Set<string>, properties?: string[]): unknown {
   const { name, shape, style, explode } = parameter
-  if (style === 'deepObject') return deepObject(name, pairs)
+  if (style === 'deepObject') return deepObject(name, shape, pairs)
   if (shape === 'object' && explode && style === 'form') {
     // Exploded, each member is a parameter of its own: ?R=100&G=200.
     const out: Record<string, string> = {}

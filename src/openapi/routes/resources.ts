@@ -105,11 +105,22 @@ function keyIn (doc: OpenApiDocument, properties: Record<string, any>, parameter
 /** What is at a path within a value (an envelope's, a pointer's tokens); undefined where nothing is. */
 export const valueIn = (value: unknown, path: string[]): any => path.reduce<any>((at, name) => at !== null && typeof at === 'object' ? at[name] : undefined, value)
 
-/** Where the item is in an answer's schema, and its key: the schema itself, or one property of it (an envelope). */
-export function itemIn (doc: OpenApiDocument, schema: unknown, parameter: string, name: string): { envelope: Envelope, property: string, schema: JsonSchema } | undefined {
+/**
+ * Where the item is in an answer's schema, and its key: the schema itself, the first of its
+ * branches that holds one (a oneOf or anyOf: Stripe's read answers a customer or a deleted one),
+ * or one property of it (an envelope).
+ */
+export function itemIn (doc: OpenApiDocument, schema: unknown, parameter: string, name: string, seen = new Set<unknown>()): { envelope: Envelope, property: string, schema: JsonSchema } | undefined {
+  const resolved = derefSchema(doc, schema)
+  if (seen.has(resolved)) return undefined
+  seen.add(resolved)
   const own = propertiesOf(doc, schema)
   const property = keyIn(doc, own, parameter, name)
-  if (property !== undefined) return { envelope: [], property, schema: derefSchema(doc, schema) }
+  if (property !== undefined) return { envelope: [], property, schema: resolved }
+  for (const branch of [resolved?.oneOf, resolved?.anyOf].flatMap((branches) => Array.isArray(branches) ? branches : [])) {
+    const found = itemIn(doc, branch, parameter, name, seen)
+    if (found !== undefined) return found
+  }
   for (const [wrapper, inner] of Object.entries(own)) {
     const key = keyIn(doc, propertiesOf(doc, inner), parameter, name)
     if (key !== undefined) return { envelope: [wrapper], property: key, schema: derefSchema(doc, inner) }

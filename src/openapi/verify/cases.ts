@@ -333,15 +333,18 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   const invalid = (): Case[] => {
     if (base === undefined) return []
     const cases: Case[] = []
-    // Of a JSON body alone: a form spells a number as text, which a text property takes.
-    const body = base.media !== undefined && kindOf(concreteType(base.media.type)) === 'json' ? objectBody(base) : undefined
-    const schema = base.media?.schema
-    if (body !== undefined && schema !== undefined) {
-      const required = requiredOf(doc, schema)
-      const missing = [...required.keys()].map((name) => without(body, name)).find((rest) => !valid(schema, rest))
+    // Of an object body (JSON, a form, multipart), as the engine reads it (a form spells a number
+    // as text, which a text property takes): a required property left out; one of the wrong
+    // type, the required first, then those the sample holds (Stripe's parameters are all optional).
+    const body = objectBody(base)
+    const sentAs = base.media
+    if (body !== undefined && sentAs?.schema !== undefined) {
+      const required = requiredOf(doc, sentAs.schema)
+      const missing = [...required.keys()].map((name) => without(body, name)).find((rest) => !bodyValid(sentAs, rest))
       if (missing !== undefined) cases.push(build({ ...base, body: missing }, 'sample', 'body without a required property'))
-      const wrong = [...required].map(([name, property]) => ({ name, value: wrongFor(doc, property) })).filter(({ value }) => value !== undefined)
-        .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !valid(schema, broken))
+      const properties = propertiesOf(doc, sentAs.schema)
+      const wrong = [...new Set([...required.keys(), ...Object.keys(body)])].map((name) => ({ name, value: wrongFor(doc, properties[name]) })).filter(({ value }) => value !== undefined)
+        .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !bodyValid(sentAs, broken))
       if (wrong !== undefined) cases.push(build({ ...base, body: wrong }, 'sample', 'body property of the wrong type'))
     }
     // Each parameter and body value with a value past each of its bounds, where the engine refuses it; up to a count.
