@@ -143,3 +143,23 @@ t.test('response validation: an answer that breaks the document fails loudly, na
   const off = await engineApp(t, document, handlers, { env: { VALIDATE_RESPONSES: 'false' } })
   t.equal((await off.inject({ url: '/undeclared' })).statusCode, 418, 'off (production\'s default), the answer is sent as the handler gives it')
 })
+
+t.test('an answer whose schema is too tangled for fast-json-stringify to compile (shared references every way, as Stripe\'s expandable objects): written at once, with what the schema declares and nothing more', async (t) => {
+  // Ten schemas, each with a member that is any other one or its id: millions of paths through them.
+  const names = Array.from({ length: 10 }, (_, i) => `node${i}`)
+  const member = (name: string) => ({ anyOf: [{ type: 'string' }, { $ref: `#/components/schemas/${name}` }] })
+  const schemas = Object.fromEntries(names.map((name) => [name, {
+    type: 'object', required: ['id'], properties: { id: { type: 'string' }, secret: { type: 'string', writeOnly: true }, tags: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' } } } }, ...Object.fromEntries(names.map((other) => [other, member(other)])) }
+  }]))
+  const tangled = {
+    openapi: '3.1.0',
+    info: { title: 'Tangled', version: '1.0.0' },
+    components: { schemas },
+    paths: { '/nodes/{id}': { get: { operationId: 'getNode', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'a node', content: { 'application/json': { schema: { $ref: '#/components/schemas/node0' } } } } } } } }
+  }
+  const node = { id: 'n0', secret: 'hunter2', internal: 'not for clients', tags: [{ label: 'a', colour: 'red' }], node1: { id: 'n1', secret: 'x', node2: 'n2', internal: 1, ['__proto__']: 'p' }, node3: 'n3' }
+  const app = await engineApp(t, tangled as any, { getNode: async () => ({ status: 200, body: node }) }, { env: { VALIDATE_RESPONSES: 'false' } })
+  const res = await app.inject({ url: '/nodes/n0' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.body, '{"id":"n0","tags":[{"label":"a"}],"node1":{"id":"n1","node2":"n2"},"node3":"n3"}', 'its declared members, at every depth; never a writeOnly one, nor one the schema does not declare')
+})
