@@ -57,6 +57,8 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
   const validators = createValidators(document, file)
   // The service's own spans, and the trace ids in its log lines, load only with tracing.
   const spans = tracing === undefined ? undefined : await import('./ops/trace-spans.ts')
+  // Errors outside every operation take the shape the document's errors share, once the API knows it.
+  let errorWriter: ErrorWriter = plainError
   const app = Fastify({
     // No line logs request headers (Fastify's req serializer has none; the access line names
     // its fields), so no token reaches the logs, without the cost of pino's redaction per line.
@@ -65,15 +67,13 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
     genReqId: requestId,
     // Fastify takes a hop count too, but its types do not say so: the same rule, as a function.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
-    ...limitOptions(http),
+    ...limitOptions(http, () => errorWriter),
     // Our compilers from the start, the same ones in every plugin: Fastify then never loads its
     // defaults (a second Ajv with its formats, and fast-json-stringify's), about 10 ms of a start.
     // Its types describe these factories by its default Ajv's; it calls any compiler alike.
     schemaController: { compilersFactory: { buildValidator: () => ({ schema }: { schema: object }) => validators.request(schema), buildSerializer: () => lazySerializerCompiler } as unknown as SchemaCompilers }
   })
   app.decorate('documentTitle', titleOf(document))
-  // Errors outside every operation take the shape the document's errors share, once the API knows it.
-  let errorWriter: ErrorWriter = plainError
   const handleError = errorHandler(() => errorWriter)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(notFoundHandler(handleError))

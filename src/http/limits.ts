@@ -5,6 +5,8 @@ import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { HttpConfig } from './config.ts'
 import { OverloadedError, ShuttingDownError } from '../errors.ts'
+import type { ErrorWriter } from '../openapi/answers/error-shapes.ts'
+import { plainError } from './error-handler.ts'
 import { API_HEADERS } from '../security/headers.ts'
 
 // What a public API owes its users: bounded requests, bounded connections, and load shed with
@@ -29,24 +31,28 @@ const MALFORMED: [number, string, string] = [400, 'Bad Request', 'Malformed HTTP
 // These answers bypass Fastify's hooks: they carry the API's security headers, and an id, here.
 const SECURITY_HEADER_LINES = Object.entries(API_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')
 
-function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
+/** Answers what the parser refused in the shape `writer` gives: the document's errors' (no operation is known yet). */
+const clientErrorHandler = (writer: () => ErrorWriter) => (err: NodeJS.ErrnoException, socket: Socket): void => {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED
-  const body = JSON.stringify({ error: status, message })
+  const { body, type } = writer()(status, message)
+  const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body)
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`)
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(bytes)}\r\nX-Request-Id: ${randomUUID()}\r\n${SECURITY_HEADER_LINES}Connection: close\r\n\r\n`)
+    socket.write(bytes)
   }
   socket.destroy()
 }
 
-export function limitOptions (config: HttpConfig): FastifyHttpOptions<Server> {
+/** Fastify's options for these bounds; what the parser refuses is answered in the shape `writer` gives. */
+export function limitOptions (config: HttpConfig, writer: () => ErrorWriter = () => plainError): FastifyHttpOptions<Server> {
   return {
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeout,
     keepAliveTimeout: config.keepAliveTimeout,
     // Our own 503 (below) answers requests that arrive while closing, in the Error shape.
     return503OnClosing: false,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(writer),
     // A path value is as long as the document allows (an ARN, a URL), its request line bounded by
     // the header size; Fastify's 100 characters would answer 414 to what the document accepts.
     routerOptions: { maxParamLength: config.maxHeaderBytes },

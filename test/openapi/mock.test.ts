@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import t from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -233,4 +235,22 @@ t.test('the access log leaves out an API key the document puts in the query, and
   t.equal(answer.statusCode, 200, 'the key took')
   t.same(lines.filter((line) => line.msg === 'request').map((line) => line.url), ['/things?k=[Redacted]&access_token=[Redacted]&page=2'], 'the URL as asked, but the two credentials\' values')
   t.notMatch(JSON.stringify(lines), /key-in-query-1|token-in-query-2/, 'in no line')
+})
+
+t.test('a request line or headers past MAX_HEADER_BYTES: 431 in the shape the document\'s errors share, not the Plant Store\'s', async (t) => {
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent', MAX_HEADER_BYTES: '2048' }), { text: '', document }, 'pets.yaml')
+  t.teardown(() => app.close())
+  const { port } = new URL(await app.listen({ port: 0, host: '127.0.0.1' }))
+  for (const head of [`GET /pets/1?q=${'q'.repeat(4000)} HTTP/1.1\r\nHost: x\r\n\r\n`, `GET /pets/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4000)}\r\n\r\n`]) {
+    const socket = connect(Number(port), '127.0.0.1')
+    let received = ''
+    socket.setEncoding('utf8').on('data', (chunk: string) => { received += chunk })
+    const closed = once(socket, 'close')
+    socket.write(head)
+    await closed
+    const [, status] = /^HTTP\/1\.1 (\d+)/.exec(received) ?? []
+    t.equal(status, '431')
+    t.match(received, /\r\ncontent-type: application\/json(; charset=utf-8)?\r\n/i, 'the type the document declares its errors in')
+    t.same(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)), { code: 431, message: 'The request line and headers are too large' }, 'its {code, message}')
+  }
 })

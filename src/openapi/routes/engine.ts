@@ -55,12 +55,13 @@ export async function engine ({ http, document, validators, file, logging = { lo
       return false
     }
   })
+  // Errors outside every operation take the shape the document's errors share, once the API knows it.
+  let errorWriter: ErrorWriter = plainError
   const app = Fastify({
     ...logging,
-    ...limitOptions(http),
+    ...limitOptions(http, () => errorWriter),
     schemaController: { compilersFactory: { buildValidator: () => ({ schema }: { schema: object }) => validators.request(schema), buildSerializer: () => lazySerializerCompiler } as unknown as SchemaCompilers }
   })
-  let errorWriter: ErrorWriter = plainError
   const handleError = errorHandler(() => errorWriter)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(notFoundHandler(handleError))
