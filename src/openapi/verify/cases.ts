@@ -26,6 +26,9 @@ import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type 
 // parameter of the wrong type, a media type the operation does not declare, no credentials, and
 // credentials that are not the ones given.
 
+// What a valid request's line and headers may hold (validCase).
+const MAX_HEAD_BYTES = 8 * 1024
+
 export type Fault = 'body without a required property' | 'body property of the wrong type' | 'body property out of its bounds' |
   'required query parameter missing' | 'required header missing' | 'path parameter of the wrong type' | 'parameter out of its bounds' |
   'undeclared media type' | 'no credentials' | 'wrong credentials'
@@ -205,6 +208,9 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     } catch (err) {
       return err as Error
     }
+    // A request line and headers past what servers commonly take (8 KiB: nginx's, Apache's) is
+    // refused by the server's HTTP layer, 431 or 414, before the API sees it.
+    if (Buffer.byteLength(sent.request.path) + Object.entries(sent.request.headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value) + 4, 0) > MAX_HEAD_BYTES) return new Error(`a request line and headers over ${MAX_HEAD_BYTES} bytes, which servers refuse before the API sees them`)
     return engineRefuses(sent.request, values) ?? sent
   }
 
@@ -363,7 +369,11 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const numeric = parameters.findIndex((p) => p.in === 'path' && p.style === 'simple' && p.shape === 'primitive' && p.contentType === undefined &&
       ['integer', 'number', 'boolean'].includes([derefSchema(doc, p.schema)?.type].flat().join()))
     if (numeric >= 0) cases.push(build(changed(base, [{ at: numeric, value: 'not-a-number' }]), 'sample', 'path parameter of the wrong type'))
-    if (base.media !== undefined && matchMedia(media, UNDECLARED) === undefined) cases.push(build(base, 'sample', 'undeclared media type'))
+    if (base.media !== undefined && matchMedia(media, UNDECLARED) === undefined) {
+      const undeclared = build(base, 'sample', 'undeclared media type')
+      // An empty body where none is required is no body, whatever type it names (Stripe's GETs take an optional, empty form).
+      if (route.body?.required === true || (undeclared.request.body?.length ?? 0) > 0) cases.push(undeclared)
+    }
     const schemes = route.security.flatMap((r) => Object.keys(r)).map((name) => doc.components?.securitySchemes?.[name])
     if (!isPublic(route) && !schemes.some((scheme) => scheme?.type === 'mutualTLS')) {
       cases.push(build(base, 'sample', 'no credentials'))

@@ -1,13 +1,13 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
-import { concreteType } from '../requests/bodies.ts'
+import { concreteType, kindOf } from '../requests/bodies.ts'
 import { bodyEnvelope, itemIn, jsonBodySchema, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { requiredOf, Unbuildable, type Case, type Planner } from './cases.ts'
 import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
-import type { HttpRequest } from './spelling.ts'
+import { bodyReadBack, type HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
 // document describes (routes/resources.ts, the mock's own inference), a chain of requests (create,
@@ -177,6 +177,18 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const schema = jsonBodySchema(route)
     const property = derefSchema(doc, propertiesOf(doc, envelope.length === 0 ? schema : propertiesOf(doc, schema)[envelope[0]])[resource.property])
     return property === undefined || property.readOnly === true || !validators.request(property)(key) ? undefined : { envelope, property: resource.property, key }
+  }
+  /**
+   * What a request's body wrote, as a server reads it: a form or multipart body as its fields come
+   * back, converted as their schemas say (an empty object or list is no field at all), anything
+   * else as sent.
+   */
+  const writtenBy = (sent: Case): unknown => {
+    const { media, body } = sent.values
+    if (media?.schema === undefined || !['form', 'multipart'].includes(kindOf(concreteType(media.type)))) return body
+    const read = bodyReadBack(doc, media, body)
+    validators.text(media.schema)(read)
+    return read
   }
   const declares404 = (route: RouteSpec | undefined): boolean => route?.responses.some((r) => ['404', '410', '4XX'].includes(r.status)) === true
 
@@ -449,7 +461,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (given === undefined) return stop('the create\'s answer carries no key (no item in its body, no Location)')
         if (step === 'create') {
           key = given
-          written = { body: valueIn(made.values.body, envelope), by: route }
+          written = { body: valueIn(writtenBy(made), envelope), by: route }
         } else if (alike(given, key) && !(isObject(made.values.body) && resource.property in made.values.body)) {
           // Only a key the server chose: two creates of the key a client gives may well be one.
           const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
@@ -490,7 +502,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // What a read answers next: a patch's properties over what was there; a replace's whole body,
       // and what it left out of what was there (a replace takes it away).
       else {
-        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : valueIn(made.values.body, envelope)
+        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : valueIn(writtenBy(made), envelope)
         const before = written?.body
         written = action === 'patch' && isObject(body) && isObject(before)
           ? { body: { ...before, ...body }, by: route }

@@ -35,11 +35,23 @@ export function spelled (p: ParameterSpec, value: unknown, encode: (s: string) =
   }
 }
 
+/**
+ * deepObject's pairs at any depth, as the engine reads them back (requests/parameters.ts):
+ * name[a][b]=1; a list's items name[a][]=1, or by their index where they are structures
+ * themselves (name[0][a]=1), which `[]` would split.
+ */
+function deepPairs (prefix: string, value: unknown): string[] {
+  if (value === null || typeof value !== 'object') return [`${prefix}=${enc(text(value))}`]
+  if (!Array.isArray(value)) return Object.entries(value).flatMap(([k, v]) => deepPairs(`${prefix}%5B${enc(k)}%5D`, v))
+  const structured = value.some((item) => item !== null && typeof item === 'object')
+  return value.flatMap((item, i) => deepPairs(`${prefix}%5B${structured ? i : ''}%5D`, item))
+}
+
 /** A query parameter (or a form field) as name=value pairs, its style's. */
 export function queryPairs (p: ParameterSpec, value: unknown): string[] {
   const name = enc(p.name)
   if (p.contentType !== undefined) return [`${name}=${enc(JSON.stringify(value))}`]
-  if (p.style === 'deepObject' && value !== null && typeof value === 'object') return Object.entries(value).map(([k, v]) => `${name}%5B${enc(k)}%5D=${enc(text(v))}`)
+  if (p.style === 'deepObject' && value !== null && typeof value === 'object') return deepPairs(name, value)
   if (Array.isArray(value)) {
     if (p.style === 'form' && p.explode) return value.map((v) => `${name}=${enc(text(v))}`)
     const separator = p.style === 'spaceDelimited' ? '%20' : p.style === 'pipeDelimited' ? '%7C' : ','
