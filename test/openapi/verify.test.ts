@@ -445,3 +445,23 @@ t.test('a form\'s fields at and past their bounds, read as the engine reads a fo
   t.same(orders.sent.filter((s) => s.source === 'bounds').map((s) => `${String(s.request.body)} ${s.status}`), ['qty=9&note=%C3%A9%C3%A9%C3%A9%C3%A9 201'], 'at the highest (the sample is at the lowest already), the note in UTF-8')
   t.same(orders.sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${String(s.request.body)} ${s.status}`), ['qty maximum qty=10&note=stri 400', 'note maxLength qty=1&note=xxxxx 400', 'qty minimum qty=0&note=stri 400'], 'past them, as form fields, refused')
 })
+
+t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text outside ASCII sent escaped (\\u0100), which a header can carry, and each taken', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const metadata = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, parent: { type: 'string' } } }
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Files', version: '1.0.0' },
+    paths: { '/files': { get: { parameters: [{ name: 'x-metadata', in: 'header', required: true, content: { 'application/json': { schema: metadata } } }], responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } } }
+  }
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'files.json')
+  t.teardown(() => app.close())
+  const http = httpTransport(await app.listen({ port: 0, host: '127.0.0.1' }), { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  const verification = await verify(served, http.send, { seed: 1, generated: 40 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'every request sent, none refused')
+  const headers = verification.operations[0].sent.filter((s) => s.kind === 'valid').map((s) => s.request.headers['x-metadata'])
+  t.ok(headers.some((header) => /\\u[0-9a-f]{4}/.test(header ?? '')), 'some with text outside ASCII, escaped')
+  t.ok(headers.every((header) => /^[\x20-\x7e]*$/.test(header ?? '')), 'each header ASCII')
+})

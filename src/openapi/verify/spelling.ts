@@ -14,11 +14,13 @@ import { derefSchema } from '../schemas/schema.ts'
 export interface HttpRequest { method: string, path: string, headers: Record<string, string>, body?: string | Buffer }
 
 const text = (value: unknown): string => typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
+/** JSON in ASCII alone, each other character escaped (\u0100): the same value, and text a header can carry. */
+const asciiJson = (value: unknown): string => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 const enc = encodeURIComponent
 
 /** A parameter's value spelled as its style says, for a path segment, a header or a cookie (as one piece of text). */
 export function spelled (p: ParameterSpec, value: unknown, encode: (s: string) => string): string {
-  if (p.contentType !== undefined) return encode(JSON.stringify(value))
+  if (p.contentType !== undefined) return encode(asciiJson(value))
   const items = Array.isArray(value)
     ? value.map((v) => encode(text(v)))
     : value !== null && typeof value === 'object'
