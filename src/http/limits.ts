@@ -35,7 +35,14 @@ const SECURITY_HEADER_LINES = Object.entries(API_HEADERS).map(([name, value]) =>
 const clientErrorHandler = (writer: () => ErrorWriter) => (err: NodeJS.ErrnoException, socket: Socket): void => {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED
-  const { body, type } = writer()(status, message)
+  // Here no error may escape: it would end the process.
+  let answer: ReturnType<ErrorWriter>
+  try {
+    answer = writer()(status, message)
+  } catch {
+    answer = plainError(status, message)
+  }
+  const { body, type } = answer
   const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body)
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(bytes)}\r\nX-Request-Id: ${randomUUID()}\r\n${SECURITY_HEADER_LINES}Connection: close\r\n\r\n`)
