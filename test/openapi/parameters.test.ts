@@ -32,6 +32,7 @@ const cases: Record<string, Record<string, unknown>> = {
   'query-pipe': { in: 'query', style: 'pipeDelimited', schema: list },
   'query-deep': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', properties: { color: { type: 'string' }, size: integer, tags: { type: 'array', items: { type: 'string' } } } } },
   'query-deep-list': { in: 'query', style: 'deepObject', explode: true, schema: list },
+  'query-deep-map': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { type: 'string' } } },
   'query-object-exploded': { in: 'query', schema: rgb },
   'query-object-unexploded': { in: 'query', schema: rgb, explode: false },
   'query-json': { in: 'query', content: { 'application/json': { schema: { type: 'object', required: ['a'], properties: { a: integer } } } } },
@@ -90,6 +91,8 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same(await query('/query-deep?v[tags][]=a&v[tags][]=b'), { tags: ['a', 'b'] }, 'deepObject: [] is the next item, at any depth')
   t.same(await query('/query-deep-list?v[1]=4&v[0]=3&v[2]=5'), [3, 4, 5], 'deepObject, a list (Stripe\'s expand): indices, in their order')
   t.same(await query('/query-deep-list?v[]=3&v[]=4'), [3, 4], 'or [] for each item')
+  t.same(await query('/query-deep?v[tags][1]=b&v[tags][0]=a'), { tags: ['a', 'b'] }, 'deepObject: a list within by index, as Stripe\'s own client sends subscription_data[default_tax_rates][0]')
+  t.same(await query('/query-deep-map?v[0]=a&v[1]=b'), { 0: 'a', 1: 'b' }, 'but a map whose keys are numbers stays a map: only where the schema declares a list')
   t.same(await query('/query-object-exploded?R=1&G=2&other=x'), { R: 1, G: 2 }, 'form, exploded object: its members are parameters')
   t.same(await query('/query-object-unexploded?v=R,1,G,2'), { R: 1, G: 2 }, 'form object, not exploded')
   t.same(await query(`/query-json?v=${encodeURIComponent('{"a":1}')}`), { a: 1 }, 'JSON in a query, by content')

@@ -66,11 +66,11 @@ const place = (into: object, member: string): string => member === '' ? String(O
 
 /**
  * deepObject: name[a]=1&name[b][c]=2 as { a: '1', b: { c: '2' } }. A list, which OpenAPI leaves
- * undefined in this style, as Stripe's and qs's clients spell one: name[0]=a&name[1]=b, or
- * name[]=a&name[]=b; deeper, name[tags][]=a is a list too (name[tags][0]=a is not: no schema is
- * read here).
+ * undefined in this style, as Stripe's and qs's clients spell one: name[]=a&name[]=b, at any
+ * depth; or by index, name[0]=a&name[1]=b, read here as an object that the schema then makes a
+ * list where it declares one (request-validation.ts).
  */
-function deepObject (name: string, shape: ParameterSpec['shape'], pairs: Pair[]): unknown {
+function deepObject (name: string, pairs: Pair[]): Record<string, unknown> | undefined {
   let out: Record<string, any> | undefined
   for (const [key, value] of pairs) {
     if (!key.startsWith(`${name}[`)) continue
@@ -82,14 +82,13 @@ function deepObject (name: string, shape: ParameterSpec['shape'], pairs: Pair[])
     path.slice(0, -1).forEach((member, i) => { target = typeof target === 'object' ? (target[place(target, member)] ??= path[i + 1] === '' ? [] : {}) : target })
     if (typeof target === 'object') target[place(target, path.at(-1)!)] = value
   }
-  // Integer keys come in ascending order: the items in their places.
-  return shape === 'array' && out !== undefined && Object.keys(out).every((member) => /^(0|[1-9]\d*)$/.test(member)) ? Object.values(out) : out
+  return out
 }
 
 /** A query parameter, from the query's name=value pairs (each name and value percent-decoded). */
 function fromQuery (parameter: ParameterSpec, pairs: Pair[], claimed: Set<string>, properties?: string[]): unknown {
   const { name, shape, style, explode } = parameter
-  if (style === 'deepObject') return deepObject(name, shape, pairs)
+  if (style === 'deepObject') return deepObject(name, pairs)
   if (shape === 'object' && explode && style === 'form') {
     // Exploded, each member is a parameter of its own: ?R=100&G=200.
     const out: Record<string, string> = {}

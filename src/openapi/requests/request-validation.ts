@@ -88,7 +88,7 @@ export function formBody (doc: OpenApiDocument, media: MediaSpec): (text: string
   let read = formBodies.get(media)
   if (read === undefined) {
     const fields = formReader(formFields(doc, media), (spec) => propertiesOf(doc, spec.schema))
-    formBodies.set(media, read = (text) => shaped(doc, media.schema, fields(text)) as Record<string, unknown>)
+    formBodies.set(media, read = (text) => shaped(doc, media.schema, fields(text), false) as Record<string, unknown>)
   }
   return read
 }
@@ -112,10 +112,22 @@ export function multipartFields (doc: OpenApiDocument, media: MediaSpec, values:
   return out
 }
 
-function shaped (doc: OpenApiDocument, schema: unknown, value: unknown): unknown {
+// An object whose members are all array indices: a list spelled by index in deepObject.
+const INDEX = /^(0|[1-9]\d*)$/
+const isIndexed = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((name) => INDEX.test(name))
+
+/** `value` as its schema's shape has it; `indexed`, unless it is a whole form (whose fields are no list's items). */
+function shaped (doc: OpenApiDocument, schema: unknown, value: unknown, indexed = true): unknown {
   if (value === undefined || schema === undefined) return value
   const shape = shapeOf(doc, schema)
-  if (shape === 'array') return Array.isArray(value) ? value : [value]
+  if (shape === 'array') {
+    // A single value is a list of one; one spelled by index (name[a][0]=x, as qs and Stripe's
+    // clients write a list in deepObject, at any depth) is its items, in their order.
+    const list = Array.isArray(value) ? value : indexed && isIndexed(value) ? Object.values(value) : [value]
+    const items = derefSchema(doc, schema)?.items
+    return items === undefined ? list : list.map((item) => shaped(doc, items, item))
+  }
   if (shape !== 'object' || value === null || typeof value !== 'object' || Array.isArray(value)) return value
   const out: Record<string, unknown> = {}
   for (const [name, member] of Object.entries(value)) out[name] = shaped(doc, propertySchema(doc, schema, name), member)
