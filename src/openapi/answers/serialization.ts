@@ -32,7 +32,7 @@ const MAX_PATHS = 100_000
 const DATA = new Set(['enum', 'const', 'default', 'example', 'examples', '$defs'])
 
 /** Whether a standalone schema (its references into its own $defs) has no more than `limit` paths through them, cycles cut. */
-export function pathsWithin (root: JsonSchema, limit: number): boolean {
+function pathsWithin (root: JsonSchema, limit: number): boolean {
   let paths = 0
   const onPath = new Set<unknown>()
   const walk = (node: unknown): boolean => {
