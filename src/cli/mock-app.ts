@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
 import { connectionLimits } from '../http/limits.ts'
 import { echoRequestId, requestId } from '../http/request-id.ts'
+import { documentTarget } from '../openapi/document/base-paths.ts'
 import { docs, titleOf } from '../openapi/document/docs.ts'
 import type { LoadedDocument, OpenApiDocument } from '../openapi/document/document.ts'
 import { modelOf } from '../openapi/document/upgrade.ts'
@@ -69,6 +70,7 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
         }
       }
       echoRequestId(app)
+      locationUnderBase(app, document)
       await connectionLimits(app, { config: http })
       // Swagger UI and the document, unless the document has paths of its own there.
       const ours = Object.keys(document.paths ?? {}).some((path) => /^\/(docs|openapi\.(json|yaml))(\/|$)/.test(path))
@@ -79,4 +81,22 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
   })
   const { checkExamples, remembered } = built!
   return { app, document, routes, refused, checkExamples, remembered }
+}
+
+/**
+ * A Location the mock wrote (a path, or a URL of the host asked) names the item under the base
+ * path the client used: a create sent to /v1/pets answers /v1/pets/7, as the engine routes it.
+ */
+function locationUnderBase (app: FastifyInstance, document: OpenApiDocument): void {
+  const toDocument = documentTarget(document)
+  if (toDocument === undefined) return
+  app.addHook('onSend', async (request, reply, payload) => {
+    const { base } = toDocument(request.originalUrl)
+    const location = reply.getHeader('location')
+    if (base === undefined || typeof location !== 'string') return payload
+    const origin = `http://${request.headers.host ?? ''}`
+    if (location.startsWith('/')) reply.header('location', `${base}${location}`)
+    else if (location.startsWith(`${origin}/`)) reply.header('location', `${origin}${base}${location.slice(origin.length)}`)
+    return payload
+  })
 }

@@ -8,8 +8,8 @@ import { resolve } from 'node:path'
 
 // As server.ts: later starts skip most compiling; only modules loaded after this call are cached.
 enableCompileCache()
-const [{ ConfigError, loadConfig }, { loadDocument }, { buildMock, RESET_PATH }, { logDestination }] = await Promise.all([
-  import('../config.ts'), import('../openapi/document/document.ts'), import('./mock-app.ts'), import('../ops/log-destination.ts')
+const [{ ConfigError, loadConfig }, { loadDocument }, { basePaths }, { buildMock, RESET_PATH }, { logDestination }] = await Promise.all([
+  import('../config.ts'), import('../openapi/document/document.ts'), import('../openapi/document/base-paths.ts'), import('./mock-app.ts'), import('../ops/log-destination.ts')
 ])
 
 async function main (): Promise<void> {
@@ -32,11 +32,13 @@ async function main (): Promise<void> {
   process.on('exit', logs.flushSync)
   // npm runs its scripts at the project's root; the path is the user's, from where they ran it.
   const loaded = await loadDocument(resolve(process.env.INIT_CWD ?? process.cwd(), path))
-  const { app, refused, checkExamples, remembered } = await buildMock(config, loaded, path, logs, { stateless })
+  const { app, document, refused, checkExamples, remembered } = await buildMock(config, loaded, path, logs, { stateless })
   const address = await app.listen({ port: config.http.port, host: config.http.host })
   const leftOut = refused.length === 0 ? '' : `${refused.length} operation(s) left out, named in the log\n`
   const memory = stateless ? 'Stateless: every request answered from the document alone\n' : `Remembers what clients write (reset: POST ${address}${RESET_PATH}):\n${remembered.map((line) => `  ${line}\n`).join('') || '  nothing: no resource inferred\n'}`
-  process.stdout.write(`\nMock of ${path} listening on ${address}\n${leftOut}${memory}API docs: ${address}/docs\n\n`)
+  // As a client made from the document sends them: under its servers' base paths too.
+  const bases = basePaths(document).map((base) => `Its paths also under ${address}${base}\n`).join('')
+  process.stdout.write(`\nMock of ${path} listening on ${address}\n${bases}${leftOut}${memory}API docs: ${address}/docs\n\n`)
   const shutdown = (): void => { app.close().then(() => process.exit(0), () => process.exit(1)) }
   process.on('SIGTERM', shutdown)
   process.on('SIGINT', shutdown)

@@ -38,7 +38,7 @@ async function main (): Promise<number> {
   const timeoutMs = integer(values.timeout, '--timeout', 30) * 1000
 
   const [{ ConfigError, loadConfig }, { loadDocument }, { modelOf }, { validatingProxy }, { basePaths }, { summaryOf }, { junitOf }, { logDestination }, { default: pino }] = await Promise.all([
-    import('../config.ts'), import('../openapi/document/document.ts'), import('../openapi/document/upgrade.ts'), import('../openapi/proxy/validating-proxy.ts'), import('../openapi/proxy/judge.ts'),
+    import('../config.ts'), import('../openapi/document/document.ts'), import('../openapi/document/upgrade.ts'), import('../openapi/proxy/validating-proxy.ts'), import('../openapi/document/base-paths.ts'),
     import('../openapi/verify/report.ts'), import('../openapi/verify/junit.ts'), import('../ops/log-destination.ts'), import('pino')
   ])
   let config

@@ -35,5 +35,5 @@ export function errorHandler (writer: () => ErrorWriter) {
 
 /** 404 for a request no route matched, as errorHandler writes errors. */
 export function notFoundHandler (handle: ReturnType<typeof errorHandler>) {
-  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => handle(new NotFoundError(request.method, request.url) as FastifyError, request, reply)
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => handle(new NotFoundError(request.method, request.originalUrl) as FastifyError, request, reply)
 }

@@ -29,7 +29,7 @@ export class AccessLog extends LogController {
     if (!this.#enabled) return
     // Milliseconds to the microsecond: a shorter line than the float's 17 digits.
     const responseTime = Math.round(reply.elapsedTime * 1000) / 1000
-    const line = { method: request.method, url: withoutCredentials(request.url, this.#queryCredentials), statusCode: reply.statusCode, responseTime, remoteAddress: request.ip, principal: request.credential?.principal }
+    const line = { method: request.method, url: withoutCredentials(request.originalUrl, this.#queryCredentials), statusCode: reply.statusCode, responseTime, remoteAddress: request.ip, principal: request.credential?.principal }
     // An error here is the connection's (the client went away mid-answer), not the request's.
     if (error != null) reply.log.warn({ ...line, err: error }, 'request')
     else reply.log.info(line, 'request')

@@ -484,3 +484,32 @@ t.test('a PUT that takes no body makes an item under its path\'s key, of the ser
   t.same((await app.inject({ url: '/bookmarks/film-7' })).json(), kept.json(), 'read back')
   t.equal((await app.inject({ url: '/bookmarks/film-8' })).statusCode, 404, 'and no other')
 })
+
+t.test('under the base path of the document\'s server, as a client made from it sends: routed as the document\'s paths, its Location under it', async (t) => {
+  const document = { ...structuredClone(shop), servers: [{ url: 'https://shop.example/{version}', variables: { version: { default: 'v2' } } }] } as any
+  document.paths['/orders'].post.responses[201].headers.Location.schema.format = 'uri'
+  const { logStream, lines } = captureLog()
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document }, 'shop.json', logStream)
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/v2/orders', headers: { host: 'mock.test:4010' }, payload: { item: 'Monstera', quantity: 3 } })
+  t.equal(created.statusCode, 201)
+  const { id } = created.json()
+  t.equal(created.headers.location, `http://mock.test:4010/v2/orders/${id}`, 'the new item, under the base path it was created by')
+  t.equal((await app.inject({ url: `/v2/orders/${id}?fields=all` })).json().data.item, 'Monstera', 'read back under it')
+  t.equal((await app.inject({ url: `/orders/${id}` })).json().data.item, 'Monstera', 'and at the document\'s own path')
+  t.equal((await app.inject({ method: 'POST', url: '/orders', headers: { host: 'mock.test:4010' }, payload: { item: 'Fern', quantity: 1 } })).headers.location, `http://mock.test:4010/orders/${id + 1}`, 'a Location as the client asked, without it')
+  t.equal((await app.inject({ method: 'POST', url: '/v2/orders', payload: { item: 'Fern' } })).statusCode, 400, 'validated as at the document\'s path')
+  for (const url of ['/v2', '/v2x/orders', '/v3/orders']) {
+    const missing = await app.inject({ url })
+    t.same([missing.statusCode, missing.json().message], [404, `Route GET ${url} not found`], `${url}: not the document's, named as sent`)
+  }
+  t.match(lines.filter((line) => line.url !== undefined).map((line) => line.url), ['/v2/orders', `/v2/orders/${id}?fields=all`], 'the access log says what was sent')
+})
+
+t.test('a server whose base path begins a path of the document is part of that path: nothing taken off', async (t) => {
+  const document = { ...structuredClone(shop), servers: [{ url: '/orders' }] } as any
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Monstera', quantity: 3 } })).statusCode, 201)
+  t.equal((await app.inject({ url: '/orders/orders' })).statusCode, 400, 'the item path, its key not an integer')
+})

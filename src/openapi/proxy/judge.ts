@@ -126,11 +126,10 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
   })
   // Each operation's judge, made when first needed; keyed by its pointer, the one of its answers alone.
   const judges = new Map<RouteSpec | string, Judge>()
-  const toDocument = documentTarget(document)
 
   /**
-   * The engine's decision on the request as the proxy received it, routed by the document's path
-   * `url`, with `body` in place of its own (none where it was not kept: its operation is decided
+   * The engine's decision on the request as the proxy received it, routed by `url` as the client
+   * sent it (under a server's base path or not: the engine takes both), with `body` in place of its own (none where it was not kept: its operation is decided
    * all the same); its answer goes nowhere.
    */
   const decide = async (incoming: IncomingMessage, url: string, body: Buffer | undefined): Promise<Decided> => await new Promise((resolve) => {
@@ -142,8 +141,7 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     routes,
     refused,
     errorWriter,
-    async judge ({ method, url: asSent, headers, incoming, body, cutOff, answer }, failure) {
-      const url = toDocument(asSent)
+    async judge ({ method, url, headers, incoming, body, cutOff, answer }, failure) {
       const notes: string[] = []
       // Without its body (past the judged size, or cut off), the request is routed without it, and its answer judged but for what depends on the request's being valid.
       const whole = body !== undefined
@@ -185,41 +183,6 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     if (answer.body === undefined) notes.push(`an answer of over ${http.bodyLimit} bytes: its body passed on unjudged`)
     else if (typeof decoded === 'string') notes.push(decoded)
     return judgeOf({ source: 'traffic', fault }, { status: answer.status, headers: flat(answer.headers), body: typeof decoded === 'string' ? undefined : decoded })
-  }
-}
-
-/**
- * The base paths of the document's servers (`/v1` of `https://api.example.com/v1`, each variable at
- * its default), longest first; not one that some path of the document begins with, which is taken
- * as part of that path.
- */
-export function basePaths (document: OpenApiDocument): string[] {
-  const paths = Object.keys(document.paths ?? {})
-  const servers: Array<{ url?: unknown, variables?: Record<string, { default?: unknown }> }> = Array.isArray(document.servers) ? document.servers : []
-  return [...new Set(servers.flatMap((server): string[] => {
-    // Each variable at its default, as the document's clients first see it.
-    const url = String(server.url ?? '').replace(/\{([^}]*)\}/g, (_whole, name: string) => String(server.variables?.[name]?.default ?? ''))
-    try {
-      return [new URL(url, 'http://server').pathname.replace(/\/+$/, '')]
-    } catch {
-      return []
-    }
-  }))].filter((base) => base !== '' && !paths.some((path) => path === base || path.startsWith(`${base}/`)))
-    .sort((a, b) => b.length - a.length)
-}
-
-/**
- * A request's target as the document's paths read it: a client that speaks to the proxy as to
- * one of the document's servers (as its HTTP proxy, or with the proxy in that server's place)
- * sends its paths under that server's base path (`/v1/pets/1`), which the document's paths leave out.
- */
-function documentTarget (document: OpenApiDocument): (target: string) => string {
-  const bases = basePaths(document)
-  return (target) => {
-    const base = bases.find((base) => target.startsWith(base) && /^([/?]|$)/.test(target.slice(base.length)))
-    if (base === undefined) return target
-    const rest = target.slice(base.length)
-    return rest.startsWith('/') ? rest : `/${rest}`
   }
 }
 

@@ -1,9 +1,11 @@
+import type { IncomingMessage } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { HttpConfig } from '../../http/config.ts'
 import { errorHandler, notFoundHandler, plainError } from '../../http/error-handler.ts'
 import { limitOptions } from '../../http/limits.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import { lazySerializerCompiler } from '../answers/serialization.ts'
+import { documentTarget } from '../document/base-paths.ts'
 import { DocumentError } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { credentialChecks } from '../mock/credentials.ts'
@@ -57,8 +59,11 @@ export async function engine ({ http, document, validators, file, logging = { lo
   })
   // Errors outside every operation take the shape the document's errors share, once the API knows it.
   let errorWriter: ErrorWriter = plainError
+  // A request under a server's base path (/v1/pets/1) is routed as the document's path (/pets/1).
+  const toDocument = documentTarget(document)
   const app = Fastify({
     ...logging,
+    ...(toDocument !== undefined && { rewriteUrl: (request: IncomingMessage) => toDocument(request.url ?? '/').target }),
     ...limitOptions(http, () => errorWriter),
     schemaController: { compilersFactory: { buildValidator: () => ({ schema }: { schema: object }) => validators.request(schema), buildSerializer: () => lazySerializerCompiler } as unknown as SchemaCompilers }
   })
