@@ -513,3 +513,65 @@ t.test('a server whose base path begins a path of the document is part of that p
   t.equal((await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Monstera', quantity: 3 } })).statusCode, 201)
   t.equal((await app.inject({ url: '/orders/orders' })).statusCode, 400, 'the item path, its key not an integer')
 })
+
+t.test('a list follows the pages its query asks, by offset, page number or cursor, and its envelope says truly what follows: a client that pages on gets each item once, and stops', async (t) => {
+  const styles = {
+    // Stripe's: a cursor that names the last item seen, and a flag of more.
+    stripe: { query: { limit: { type: 'integer', default: 10 }, starting_after: { type: 'string' } }, envelope: { object: { type: 'string', enum: ['list'] }, has_more: { type: 'boolean' } }, required: ['object', 'has_more'] },
+    // Django REST framework's: page numbers, and the next page's URL, null at the last.
+    drf: { query: { page: { type: 'integer', minimum: 1 }, page_size: { type: 'integer' } }, envelope: { count: { type: 'integer' }, next: { type: 'string', format: 'uri', nullable: true }, previous: { type: 'string', nullable: true } }, required: ['count', 'next'] },
+    // Google's: a page token, and the next one, left out at the last.
+    google: { query: { maxResults: { type: 'integer' }, pageToken: { type: 'string' } }, envelope: { nextPageToken: { type: 'string' } }, required: [] },
+    // An offset, and a link to the next page.
+    offset: { query: { offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer' } }, envelope: { next_link: { type: 'string', nullable: true } }, required: [] }
+  }
+  for (const [style, { query, envelope, required }] of Object.entries(styles)) {
+    const document = {
+      openapi: '3.0.3',
+      info: { title: style, version: '1' },
+      paths: {
+        '/tags': {
+          post: { requestBody: { required: true, ...json({ $ref: '#/components/schemas/Tag' }) }, responses: { 201: { description: 'made', ...json({ $ref: '#/components/schemas/Tag' }) } } },
+          get: {
+            parameters: Object.entries(query).map(([name, schema]) => ({ name, in: 'query', schema })),
+            responses: { 200: { description: 'a page', ...json({ type: 'object', required: ['data', ...required], properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Tag' } }, ...envelope } }) } }
+          }
+        },
+        '/tags/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'a tag', ...json({ $ref: '#/components/schemas/Tag' }) } } } }
+      },
+      components: { schemas: { Tag: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' } } } } }
+    }
+    const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, `${style}.json`)
+    t.teardown(() => app.close())
+    const made: string[] = []
+    for (let i = 0; i < 7; i++) made.push((await app.inject({ method: 'POST', url: '/tags', payload: { name: `tag ${i}` } })).json().id)
+    const [size, start] = Object.keys(query).sort((a, b) => ['limit', 'page_size', 'maxResults'].includes(a) ? -1 : ['limit', 'page_size', 'maxResults'].includes(b) ? 1 : 0)
+    const seen: string[] = []
+    const pages: number[] = []
+    let url: string | undefined = `/tags?${size}=3`
+    for (let page = 0; url !== undefined && page < 5; page++) {
+      const answer = await app.inject({ url, headers: { host: 'mock.test' } })
+      t.equal(answer.statusCode, 200, `${style}: ${url}`)
+      const body = answer.json()
+      seen.push(...body.data.map((tag: any) => tag.id))
+      pages.push(body.data.length)
+      const next = { stripe: body.has_more === true ? `/tags?${size}=3&${start}=${body.data.at(-1).id}` : undefined, drf: body.next ?? undefined, google: body.nextPageToken === undefined ? undefined : `/tags?${size}=3&${start}=${body.nextPageToken}`, offset: body.next_link ?? undefined }[style]
+      url = next?.replace('http://mock.test', '')
+      if (style === 'drf' && next !== undefined) t.match(next, /^http:\/\/mock\.test\/tags\?/, 'drf: an absolute URL, its format being uri')
+      if (url === undefined) t.same({ stripe: body.has_more, drf: body.next, google: 'nextPageToken' in body, offset: body.next_link }[style], { stripe: false, drf: null, google: false, offset: null }[style], `${style}: the last page says so`)
+    }
+    t.same(pages, [3, 3, 1], `${style}: three pages`)
+    t.same(seen, made, `${style}: each item once, in order`)
+  }
+})
+
+t.test('a page size the query leaves out is its default; a cursor that names no item begins an empty page', async (t) => {
+  const document = structuredClone(shop) as any
+  document.paths['/orders'].get.parameters = [{ name: 'limit', in: 'query', schema: { type: 'integer', default: 2 } }, { name: 'cursor', in: 'query', schema: { type: 'string' } }]
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  for (let i = 0; i < 3; i++) await app.inject({ method: 'POST', url: '/orders', payload: { item: `Fern ${i}`, quantity: 1 } })
+  const first = (await app.inject({ url: '/orders' })).json()
+  t.same([first.items.length, first.total], [2, 4], 'two, of the four there are (the example\'s among them)')
+  t.same((await app.inject({ url: '/orders?cursor=999' })).json().items, [], 'after nothing the mock gave')
+})

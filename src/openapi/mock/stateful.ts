@@ -13,6 +13,7 @@ import { matching, validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { bodyEnvelope, itemIn, listIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { pageOf, pagingOf, tellPage } from './paging.ts'
 import type { Item, State } from './state.ts'
 
 // The mock's memory of what clients write (resources.ts says what is a resource): a create keeps
@@ -38,7 +39,6 @@ type Value = Record<string, unknown>
 // Enough for an item a few dozen properties away from its answer's schema; each round is one small validation, once per item and schema.
 const MENDING_ROUNDS = 64
 const COUNTS = ['total', 'count', 'totalCount', 'total_count']
-const LIMITS = new Set(['limit', 'per_page', 'perpage', 'page_size', 'pagesize', 'size', 'max', 'top', 'first', 'count'])
 const isObject = (value: unknown): value is Value => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** RFC 7396: members set, null removes, objects merged within. */
@@ -266,21 +266,29 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const item = collectionOf(resource, params as Value).items.get(key)
       return item === undefined ? notThere(route, resource, key) : itemAnswer(route, resource, item, String(headers.accept ?? ''))
     },
-    list (route, resource, { params, query }) {
+    list (route, resource, { params, query, headers }) {
       const found = successJson(route)
       const listed = found === undefined ? undefined : listIn(doc, found.media.schema)
       const place = listed === undefined ? undefined : itemIn(doc, listed.items, resource.parameter, resource.name)
       if (found === undefined || listed === undefined || place === undefined) return undefined
       const { response, media } = found
-      const limit = Object.entries(isObject(query) ? query : {}).find(([name, value]) => LIMITS.has(name.toLowerCase()) && typeof value === 'number')?.[1] as number | undefined
-      const max = Math.min(limit ?? Infinity, typeof listed.array.maxItems === 'number' ? listed.array.maxItems : Infinity)
+      const max = typeof listed.array.maxItems === 'number' ? listed.array.maxItems : Infinity
       const sample = () => valueIn(tools.sampled(route, response, media), listed.envelope)?.[0]
       const validate = schemaCheck(listed.items)
-      const all = [...collectionOf(resource, params as Value).items.values()]
-      const values = all.slice(0, max).map((item) => shaped(item, listed.items, place, sample, validate)?.value).filter((value) => value !== undefined)
+      const all = [...collectionOf(resource, params as Value).items.entries()]
+      const paging = pagingOf(route)
+      const asked = isObject(query) ? query : {}
+      const { from, to, next } = paging === undefined ? { from: 0, to: Math.min(all.length, max), next: undefined } : pageOf(paging, asked, all.map(([key]) => key), max)
+      const values = all.slice(from, to).map(([, item]) => shaped(item, listed.items, place, sample, validate)?.value).filter((value) => value !== undefined)
       const body = wrap(listed.envelope, values, tools.sampled(route, response, media))
-      // An envelope's count says how many there are, where it is a number its schema takes.
-      if (isObject(body)) for (const name of COUNTS) if (typeof body[name] === 'number') body[name] = all.length
+      if (isObject(body)) {
+        // An envelope's count says how many there are, where it is a number its schema takes.
+        for (const name of COUNTS) if (typeof body[name] === 'number') body[name] = all.length
+        tellPage(doc, body, found.media.schema!, paging, next, (values) => {
+          const path = `${concrete(route.path, params as Value)}?${queryText({ ...asked, ...values })}`
+          return { path, url: `http://${String(headers.host)}${path}` }
+        })
+      }
       if (!tools.validatorOf(media)(body)) return undefined
       return { status: statusOf(response), body: jsonText(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
     },
@@ -361,6 +369,13 @@ function setAt (root: unknown, tokens: string[], value: unknown): boolean {
   if (value === undefined || parent === null || typeof parent !== 'object') return false
   parent[tokens.at(-1)!] = structuredClone(value)
   return true
+}
+
+/** A query's scalar values (a list's each), as a link carries them. */
+function queryText (query: Value): string {
+  const text = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) for (const each of [value].flat()) if (['string', 'number', 'boolean', 'bigint'].includes(typeof each)) text.append(name, String(each))
+  return text.toString()
 }
 
 /** The path with its parameters' values: /customers/7/addresses. */
