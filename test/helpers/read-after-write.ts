@@ -1,6 +1,6 @@
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
-import { itemIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
+import { placeIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'
 import { unwritten } from '../../src/openapi/verify/sequences.ts'
@@ -24,11 +24,13 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   if (created.statusCode < 200 || created.statusCode > 299) return { outcome: 'create not answered 2xx', detail: `${created.statusCode} ${created.body.slice(0, 120)}` }
   // The key: from the answer's item, else Location, else what the request sent.
   const media = successJson(create)?.media
-  const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+  const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
   const answered = (() => { try { return created.json() } catch { return undefined } })()
   const item = place === undefined ? undefined : valueIn(answered, place.envelope)
   const sent = made.values.body as Record<string, unknown> | undefined
-  const key = item?.[resource.property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[resource.property]
+  // An item a POST creates holds its key (resources.ts).
+  const property = resource.property!
+  const key = item?.[property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[property]
   if (key === undefined) return { outcome: 'no key in the create\'s answer' }
   const parents = Object.fromEntries(plan.parameters.map((p, i) => [p.name, made.values.parameters[i]]).filter(([name]) => resource.parents.includes(name as string)))
   const path = resource.item.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(name === resource.parameter ? key : parents[name])))
@@ -38,7 +40,7 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const got = await inject({ method: 'GET', url: path + query, headers: usual?.headers ?? {} })
   if (got.statusCode < 200 || got.statusCode > 299) return { outcome: 'read not answered 2xx', detail: `GET ${path}: ${got.statusCode}` }
   const readMedia = successJson(read)?.media
-  const readPlace = readMedia?.schema === undefined ? undefined : itemIn(doc, readMedia.schema, resource.parameter, resource.name)
+  const readPlace = readMedia?.schema === undefined ? undefined : placeIn(doc, resource, readMedia.schema)
   if (readPlace === undefined || sent === null || typeof sent !== 'object') return { outcome: 'read back' }
   const readItem = valueIn(got.json(), readPlace.envelope)
   // As the verifier's read_after_write judges it.

@@ -550,12 +550,12 @@ t.test('a list follows the pages its query asks, by offset, page number or curso
     const pages: number[] = []
     let url: string | undefined = `/tags?${size}=3`
     for (let page = 0; url !== undefined && page < 5; page++) {
-      const answer = await app.inject({ url, headers: { host: 'mock.test' } })
+      const answer: { statusCode: number, json: () => any } = await app.inject({ url, headers: { host: 'mock.test' } })
       t.equal(answer.statusCode, 200, `${style}: ${url}`)
-      const body = answer.json()
+      const body: any = answer.json()
       seen.push(...body.data.map((tag: any) => tag.id))
       pages.push(body.data.length)
-      const next = { stripe: body.has_more === true ? `/tags?${size}=3&${start}=${body.data.at(-1).id}` : undefined, drf: body.next ?? undefined, google: body.nextPageToken === undefined ? undefined : `/tags?${size}=3&${start}=${body.nextPageToken}`, offset: body.next_link ?? undefined }[style]
+      const next: string | undefined = { stripe: body.has_more === true ? `/tags?${size}=3&${start}=${body.data.at(-1).id}` : undefined, drf: body.next ?? undefined, google: body.nextPageToken === undefined ? undefined : `/tags?${size}=3&${start}=${body.nextPageToken}`, offset: body.next_link ?? undefined }[style]
       url = next?.replace('http://mock.test', '')
       if (style === 'drf' && next !== undefined) t.match(next, /^http:\/\/mock\.test\/tags\?/, 'drf: an absolute URL, its format being uri')
       if (url === undefined) t.same({ stripe: body.has_more, drf: body.next, google: 'nextPageToken' in body, offset: body.next_link }[style], { stripe: false, drf: null, google: false, offset: null }[style], `${style}: the last page says so`)
@@ -574,4 +574,27 @@ t.test('a page size the query leaves out is its default; a cursor that names no 
   const first = (await app.inject({ url: '/orders' })).json()
   t.same([first.items.length, first.total], [2, 4], 'two, of the four there are (the example\'s among them)')
   t.same((await app.inject({ url: '/orders?cursor=999' })).json().items, [], 'after nothing the mock gave')
+})
+
+t.test('an item a PUT keeps under the path\'s key alone, holding no key of its own: remembered, each parent\'s apart', async (t) => {
+  const document = structuredClone(shop) as any
+  const task = { type: 'object', required: ['title'], properties: { title: { type: 'string' }, position: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'integer' }], items: false } } }
+  document.paths['/boards/{board}/tasks/{taskKey}'] = {
+    parameters: [{ name: 'board', in: 'path', required: true, schema: { type: 'string' } }, { name: 'taskKey', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]+$' } }],
+    put: { requestBody: { required: true, ...json(task) }, responses: { 200: { description: 'replaced', ...json(task) }, 201: { description: 'made', ...json(task) } } },
+    get: { responses: { 200: { description: 'a task', ...json(task) }, 404: { description: 'none', ...json({ $ref: '#/components/schemas/Error' }) } } },
+    delete: { responses: { 204: { description: 'gone' }, 404: { description: 'none', ...json({ $ref: '#/components/schemas/Error' }) } } }
+  }
+  const { app, remembered } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  t.match(remembered, ['/orders/{orderId}: orders keyed by id (read GET, replace PUT, delete DELETE, patch PATCH, create POST, list GET)', String, String, String, '/boards/{board}/tasks/{taskKey}: tasks keyed by the path\'s {taskKey}, each {board} its own (read GET, replace PUT, delete DELETE)'], 'said at start')
+  t.equal((await app.inject({ url: '/boards/a/tasks/tidy' })).statusCode, 404, 'not there before')
+  const made = await app.inject({ method: 'PUT', url: '/boards/a/tasks/tidy', payload: { title: 'Tidy', position: [3, 4] } })
+  t.same([made.statusCode, made.json()], [201, { title: 'Tidy', position: [3, 4] }], 'made: 201, as written, no key added')
+  const replaced = await app.inject({ method: 'PUT', url: '/boards/a/tasks/tidy', payload: { title: 'Tidy up' } })
+  t.same([replaced.statusCode, replaced.json()], [200, { title: 'Tidy up' }], 'replaced: 200, what it leaves out gone')
+  t.same((await app.inject({ url: '/boards/a/tasks/tidy' })).json(), { title: 'Tidy up' }, 'read back')
+  t.equal((await app.inject({ url: '/boards/b/tasks/tidy' })).statusCode, 404, 'another board\'s its own')
+  t.equal((await app.inject({ method: 'DELETE', url: '/boards/a/tasks/tidy' })).statusCode, 204)
+  t.equal((await app.inject({ url: '/boards/a/tasks/tidy' })).statusCode, 404, 'gone')
 })

@@ -553,3 +553,59 @@ t.test('what a form wrote is compared as a server reads it: an object with no me
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found: the marker {} was never sent')
   t.ok(verification.chains.requests >= 2, 'the chain followed')
 })
+
+// Settings kept under a key the client gives in the path, whose item holds no key of its own
+// (PUT /boards/{board}/settings/{name} of {"value": …, "position": [x, y]}): 3.1's tuple among them.
+const setting = { type: 'object', required: ['value', 'position'], additionalProperties: false, properties: { value: { type: 'string', minLength: 1 }, position: { type: 'array', prefixItems: [{ type: 'integer', minimum: 0 }, { type: 'integer', minimum: 0 }], items: false, minItems: 2 } } }
+const SETTINGS = {
+  openapi: '3.1.0',
+  info: { title: 'Settings', version: '1.0.0' },
+  paths: {
+    '/boards/{board}/settings/{name}': {
+      parameters: [{ name: 'board', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]{1,8}$' } }, { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]{1,16}$' } }],
+      put: { requestBody: { required: true, ...json(setting) }, responses: { 200: { description: 'replaced', ...json(setting) }, 201: { description: 'made', ...json(setting) }, 400: { description: 'bad' } } },
+      get: { responses: { 200: { description: 'the setting', ...json(setting) }, 404: { description: 'none' } } },
+      delete: { responses: { 204: { description: 'gone' }, 404: { description: 'none' } } }
+    }
+  }
+}
+
+t.test('an item a PUT keeps under the path\'s key alone, holding none of its own: followed (replace, read, delete, read); one answered 201 that keeps nothing, or a tuple kept the wrong way round, found; one kept to its word, and the project\'s mock: nothing', async (t) => {
+  for (const fault of [undefined, 'a PUT answered 201 that keeps nothing', 'a tuple kept the wrong way round'] as const) {
+    const kept = new Map<string, any>()
+    const { verification } = await verifiedAgainst(t, SETTINGS, (req, res, text) => {
+      const key = /^\/boards\/([a-z]{1,8})\/settings\/([a-z]{1,16})$/.exec(req.url!)?.slice(1).join('/')
+      if (key === undefined) return answer(res, 400)
+      if (req.method === 'PUT') {
+        const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+        const valid = typeof sent?.value === 'string' && sent.value !== '' && Array.isArray(sent.position) && sent.position.length === 2 && sent.position.every((n: unknown) => Number.isInteger(n) && (n as number) >= 0) && Object.keys(sent).length === 2
+        if (req.headers['content-type'] !== 'application/json' || !valid) return answer(res, 400)
+        const had = kept.has(key)
+        if (fault !== 'a PUT answered 201 that keeps nothing') kept.set(key, fault === 'a tuple kept the wrong way round' ? { ...sent, position: [...sent.position].reverse() } : sent)
+        return answer(res, had ? 200 : 201, sent)
+      }
+      if (!kept.has(key)) return answer(res, 404)
+      if (req.method === 'DELETE') return answer(res, 204, kept.delete(key) && undefined)
+      answer(res, 200, kept.get(key))
+    })
+    const found = verification.operations.flatMap((o) => o.violations)
+    if (fault === undefined) {
+      t.same(found.map((v) => `${v.check}: ${v.detail}`), [], 'kept to its word: nothing found')
+      t.same(verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+      t.same(verification.chains.resources, 1, `followed in sequences (${verification.chains.requests} requests)`)
+      continue
+    }
+    t.same(found.map((v) => v.check), [fault === 'a PUT answered 201 that keeps nothing' ? 'ensure_resource_availability' : 'read_after_write'], `${fault}: found`)
+    if (fault === 'a PUT answered 201 that keeps nothing') t.same(found[0]?.steps?.map((s) => s.step), ['create', 'read'], 'shrunk')
+    else {
+      // A first tuple that reads the same either way round ([0, 0]) hides it; the write after it does not.
+      t.match(found[0]?.steps?.map((s) => s.step).join(', '), /^create, (replace all, )?read$/, 'shrunk')
+      t.match(found[0]?.detail, /^PUT \/boards\/\{board\}\/settings\/\{name\} wrote what the read does not answer: position: written \[(\d+),(\d+)\], read \[\2,\1\]$/, 'the tuple, each way round')
+    }
+  }
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(SETTINGS) }, 'settings.json')
+  t.teardown(() => app.close())
+  const mocked = await verify(document, injectTransport(app), { seed: 7 })
+  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
+  t.same(mocked.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+})

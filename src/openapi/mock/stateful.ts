@@ -12,7 +12,7 @@ import { examplesOf } from '../schemas/examples.ts'
 import { matching, validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { bodyEnvelope, itemIn, listIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { bodyEnvelope, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import { pageOf, pagingOf, tellPage } from './paging.ts'
 import type { Item, State } from './state.ts'
 
@@ -81,7 +81,7 @@ function jsonPatched (route: RouteSpec, item: Value, operations: unknown[]): Val
 
 /** Whether a key made up is valid as the item's property and, spelled in the path, as its parameter. */
 function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[], patterns: string[] } {
-  const property = derefSchema(doc, propertiesOf(doc, resource.schema)[resource.property]) ?? {}
+  const property = derefSchema(doc, resource.property === undefined ? undefined : propertiesOf(doc, resource.schema)[resource.property]) ?? {}
   const parameter = derefSchema(doc, Object.values(resource.operations).flatMap((route) => route.parameters).find((p) => p.in === 'path' && p.name === resource.parameter)?.schema) ?? {}
   const byProperty = validators.response(property)
   // A number in the path is checked as the number it is read as (text is taken as an int64 unbounded).
@@ -106,12 +106,13 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   const seed = (resource: Resource) => (): Array<[string, Value]> => {
     const out: Array<[string, Value]> = []
     const add = (value: unknown) => {
-      const key = isObject(value) ? value[resource.property] : undefined
+      // An example of an item whose key is the path's alone names no key: none is kept.
+      const key = isObject(value) && resource.property !== undefined ? value[resource.property] : undefined
       if (typeof key === 'string' || typeof key === 'number') out.push([String(key), structuredClone(value as Value)])
     }
     for (const action of ['read', 'create', 'replace'] as const) {
       const found = successJson(resource.operations[action])
-      const where = found === undefined ? undefined : itemIn(doc, found.media.schema, resource.parameter, resource.name)
+      const where = found === undefined ? undefined : placeIn(doc, resource, found.media.schema)
       if (where === undefined) continue
       for (const { value } of examplesOf(doc, found!.media)) add(valueIn(value, where.envelope))
     }
@@ -222,9 +223,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   }
 
   // Where each answer's item is, found once per media type: a read is a lookup and a cached body.
-  const places = new WeakMap<MediaSpec, ReturnType<typeof itemIn>>()
+  const places = new WeakMap<MediaSpec, ReturnType<typeof placeIn>>()
   const placeOf = (media: MediaSpec, resource: Resource) => {
-    if (!places.has(media)) places.set(media, media.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name))
+    if (!places.has(media)) places.set(media, media.schema === undefined ? undefined : placeIn(doc, resource, media.schema))
     return places.get(media)
   }
 
@@ -254,10 +255,12 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (!isObject(body)) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
       // The client's key, unless the server's to give, or one no path could carry (then the server gives one).
-      const given = derefSchema(doc, propertiesOf(doc, resource.schema)[resource.property])?.readOnly === true || !keyOf(resource).inPath(body[resource.property]) ? undefined : body[resource.property]
+      // An item a POST creates holds its key (resources.ts): how else would its client learn it.
+      const property = resource.property!
+      const given = derefSchema(doc, propertiesOf(doc, resource.schema)[property])?.readOnly === true || !keyOf(resource).inPath(body[property]) ? undefined : body[property]
       if (given !== undefined && items.has(String(given)) && route.responses.some((r) => r.status === '409')) throw new ItemConflictError(resource.name, String(given))
       const key = given ?? newKey(resource, items)
-      const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), ...parentsOf(resource, params as Value, body), [resource.property]: key })
+      const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), ...parentsOf(resource, params as Value, body), [property]: key })
       const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''))
       return answer && withLocation(route, answer, `${concrete(route.path, params as Value)}/${encodeURIComponent(String(key))}`, headers.host)
     },
@@ -269,7 +272,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     list (route, resource, { params, query, headers }) {
       const found = successJson(route)
       const listed = found === undefined ? undefined : listIn(doc, found.media.schema)
-      const place = listed === undefined ? undefined : itemIn(doc, listed.items, resource.parameter, resource.name)
+      const place = listed === undefined ? undefined : placeIn(doc, resource, listed.items)
       if (found === undefined || listed === undefined || place === undefined) return undefined
       const { response, media } = found
       const max = typeof listed.array.maxItems === 'number' ? listed.array.maxItems : Infinity
@@ -306,7 +309,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       // The path's value as the property takes it: a path's integer may be the item's string, or the other way.
       const { check } = keyOf(resource)
       const kept = [key, String(key), Number(key)].find((each) => check(each)) ?? key
-      const item = state.put(scope, items, String(key), { ...complete(resource, body, old?.value), ...parentsOf(resource, params as Value, body), [resource.property]: kept })
+      const item = state.put(scope, items, String(key), { ...complete(resource, body, old?.value), ...parentsOf(resource, params as Value, body), ...keyed(resource, kept) })
       const created = old === undefined && route.responses.some((r) => r.status === '201')
       return itemAnswer(route, resource, item, String(headers.accept ?? ''), created ? 201 : undefined)
     },
@@ -320,7 +323,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (old === undefined) return notThere(route, resource, key)
       const changed = operations ? jsonPatched(route, old.value, body) : type === 'application/merge-patch+json' ? mergePatch(old.value, body) as Value : { ...old.value, ...body as Value }
       if (changed === undefined) return undefined
-      const item = state.put(scope, items, key, { ...complete(resource, changed, old.value), [resource.property]: old.value[resource.property] })
+      const item = state.put(scope, items, key, { ...complete(resource, changed, old.value), ...keyed(resource, resource.property === undefined ? undefined : old.value[resource.property]) })
       return itemAnswer(route, resource, item, String(headers.accept ?? ''))
     },
     delete (route, resource, { params, headers }) {
@@ -377,6 +380,9 @@ function queryText (query: Value): string {
   for (const [name, value] of Object.entries(query)) for (const each of [value].flat()) if (['string', 'number', 'boolean', 'bigint'].includes(typeof each)) text.append(name, String(each))
   return text.toString()
 }
+
+/** The item's key as its property holds it; nothing for an item whose key is the path's alone. */
+const keyed = (resource: Resource, key: unknown): Value => resource.property === undefined ? {} : { [resource.property]: key }
 
 /** The path with its parameters' values: /customers/7/addresses. */
 function concrete (path: string, params: Value): string {

@@ -9,7 +9,8 @@ import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 // POST that answers the item) and deletes; or an item path created by PUT with its key in the
 // path (PUT /products/{sku}). A collection under a parent (/customers/{customerId}/addresses)
 // holds each parent's items apart. The key is the item's property named as the path's
-// parameter, `id`, `{name}Id` or `{name}_id`; an answer may wrap the item in an envelope
+// parameter, `id`, `{name}Id` or `{name}_id`; an item made by PUT may hold none, its key the
+// path's alone (PUT /projects/7/tasks/{taskKey} of {"title": …}); an answer may wrap the item in an envelope
 // ({ "data": item }, { "items": [item] }). The mock remembers what clients write to these
 // (mock/stateful.ts), and the verifier follows them in sequences of requests
 // (verify/sequences.ts).
@@ -23,8 +24,8 @@ export interface Resource {
   item: string
   /** The item path's parameter that is the key. */
   parameter: string
-  /** The item's property that holds the key. */
-  property: string
+  /** The item's property that holds the key; none where its key is the path's alone (an item made by PUT). */
+  property?: string
   /** The path parameters before the key: each value of them is a collection of its own. */
   parents: string[]
   /** The item's schema, as the answers that carry one declare it. */
@@ -128,6 +129,11 @@ export function itemIn (doc: OpenApiDocument, schema: unknown, parameter: string
   return undefined
 }
 
+/** Where a resource's item is in an answer's schema (itemIn): the schema itself, for an item whose key is the path's alone. */
+export function placeIn (doc: OpenApiDocument, resource: Resource, schema: unknown): { envelope: Envelope, property?: string, schema: JsonSchema } | undefined {
+  return resource.property === undefined ? { envelope: [], schema: derefSchema(doc, schema) } : itemIn(doc, schema, resource.parameter, resource.name)
+}
+
 /** The schema of a route's JSON request body, where it takes one. */
 export const jsonBodySchema = (route: RouteSpec): unknown => route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema
 
@@ -143,7 +149,7 @@ const BESIDE_ENVELOPE = new Set(['meta', 'links', 'jsonapi', 'included'])
  */
 export function bodyEnvelope (doc: OpenApiDocument, resource: Resource, route: RouteSpec): Envelope {
   const media = successJson(resource.operations.read)?.media
-  const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+  const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
   const wrapper = place?.envelope[0]
   const body = Object.keys(propertiesOf(doc, jsonBodySchema(route)))
   return wrapper !== undefined && body.includes(wrapper) && body.every((name) => name === wrapper || BESIDE_ENVELOPE.has(name)) && !(wrapper in propertiesOf(doc, place!.schema)) ? [wrapper] : []
@@ -194,11 +200,13 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
       continue
     }
     // The item's schema, from the answers that carry one: a read's, else a create's or a replace's.
-    const found = (['read', 'create', 'replace', 'patch'] as const)
+    const schemas = (['read', 'create', 'replace', 'patch'] as const)
       .map((action) => successJson(operations[action])?.media.schema)
       .filter((schema) => schema !== undefined)
-      .map((schema) => itemIn(doc, schema, parameter, name))
-      .find((it) => it !== undefined)
+    // Made by PUT alone, an item may hold no key: the path's is its key, and the read's answer (an object of properties) the item.
+    const keyless = operations.create === undefined && operations.read !== undefined ? derefSchema(doc, successJson(operations.read)?.media.schema) : undefined
+    const found = schemas.map((schema) => itemIn(doc, schema, parameter, name)).find((it) => it !== undefined) ??
+      (Object.keys(propertiesOf(doc, keyless)).length > 0 ? { envelope: [], property: undefined, schema: keyless } : undefined)
     if (found === undefined) {
       skipped.push(`${item}: no answer of it holds an item with a key ({${parameter}}, id, ${singular(name)}Id or ${singular(name)}_id)`)
       continue
@@ -214,7 +222,7 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
 /** What was inferred, a line each, as the mock prints it at start. */
 export function describeInference ({ resources, skipped }: Inference): string[] {
   return [
-    ...resources.map((r) => `${r.item}: ${r.name} keyed by ${r.property}${r.parents.length > 0 ? `, each {${r.parents.join('}, {')}} its own` : ''} (${Object.entries(r.operations).map(([action, route]) => `${action} ${route.method}`).join(', ')})`),
+    ...resources.map((r) => `${r.item}: ${r.name} keyed by ${r.property ?? `the path's {${r.parameter}}`}${r.parents.length > 0 ? `, each {${r.parents.join('}, {')}} its own` : ''} (${Object.entries(r.operations).map(([action, route]) => `${action} ${route.method}`).join(', ')})`),
     ...skipped.map((why) => `not remembered: ${why}`)
   ]
 }

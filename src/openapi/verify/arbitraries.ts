@@ -5,7 +5,7 @@ import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 // Values of a schema as fast-check arbitraries, so that the verifier sends many values of an
 // operation, reproducibly from a seed, and shrinks one that an answer fails on to the smallest
 // that still fails. A schema says what a value may be; the arbitrary draws from that (types,
-// bounds, lengths, patterns, formats, enums, required and optional properties, items, the
+// bounds, lengths, patterns, formats, enums, required and optional properties, items and tuples, the
 // branches of a oneOf or anyOf, an allOf of objects merged), and the engine's validator then has
 // the last word on each value drawn: what it refuses is not sent as valid. What no arbitrary is
 // made for here (a recursion past a few levels, an allOf of other kinds) is left to the sample.
@@ -76,11 +76,15 @@ function ofType (doc: OpenApiDocument, s: JsonSchema, type: string, drawing: Dra
     case 'number': return s.multipleOf !== undefined ? integers(s) : fc.double({ ...bounds(s), noNaN: true, noDefaultInfinity: true })
     case 'string': return strings(s, drawing)
     case 'array': {
-      const items = arbitraryOf(doc, s.items ?? {}, drawing, depth + 1)
-      if (items === undefined) return undefined
-      const minLength = typeof s.minItems === 'number' ? s.minItems : 0
-      const lengths = { minLength, maxLength: Math.max(minLength, Math.min(typeof s.maxItems === 'number' ? s.maxItems : MAX_ITEMS, minLength + MAX_ITEMS)) }
-      return s.uniqueItems === true ? fc.uniqueArray(items, { ...lengths, selector: (v) => JSON.stringify(v) }) : fc.array(items, lengths)
+      // A tuple (3.1's prefixItems): each position drawn from its own schema, then the rest from
+      // items, none where items is false.
+      const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []).map((item: unknown) => arbitraryOf(doc, item, drawing, depth + 1))
+      const items = s.items === false ? undefined : arbitraryOf(doc, s.items ?? {}, drawing, depth + 1)
+      if (prefix.includes(undefined) || (items === undefined && s.items !== false)) return undefined
+      const minLength = Math.max(0, (typeof s.minItems === 'number' ? s.minItems : 0) - prefix.length)
+      const maxLength = Math.max(minLength, Math.min(typeof s.maxItems === 'number' ? s.maxItems - prefix.length : MAX_ITEMS, minLength + MAX_ITEMS))
+      const rest = items === undefined ? fc.constant([]) : s.uniqueItems === true ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(items, { minLength, maxLength })
+      return prefix.length === 0 ? rest : fc.tuple(fc.tuple(...prefix as Array<fc.Arbitrary<unknown>>), rest).map(([head, tail]) => [...head, ...tail])
     }
     case 'object': {
       const required = new Set<string>(Array.isArray(s.required) ? s.required : [])

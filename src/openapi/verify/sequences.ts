@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
-import { bodyEnvelope, itemIn, jsonBodySchema, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
+import { bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -88,7 +88,7 @@ const alike = (a: unknown, b: unknown): boolean => holds(a, b) && holds(b, a)
  * as sent (a string sent where an object is read cannot come back as sent), the server's own
  * (readOnly), the writeOnly ones and the key aside; an object read may hold more than was written.
  */
-export function unwritten (doc: OpenApiDocument, validators: Validators, schema: unknown, key: string, sent: unknown, read: unknown): string[] {
+export function unwritten (doc: OpenApiDocument, validators: Validators, schema: unknown, key: string | undefined, sent: unknown, read: unknown): string[] {
   if (!isObject(sent)) return []
   const declared = propertiesOf(doc, schema)
   return Object.entries(sent).filter(([name, value]) => {
@@ -104,7 +104,7 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
  * a boolean, one of an enum), that the read holds as the earlier write did. PUT replaces what is
  * there (RFC 9110, 9.3.4): one that merges keeps it.
  */
-export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string, leftOut: Record<string, unknown>, read: unknown): string[] {
+export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string | undefined, leftOut: Record<string, unknown>, read: unknown): string[] {
   const declared = propertiesOf(doc, schema)
   const required = requiredOf(doc, schema)
   const distinctive = (value: unknown): boolean => (typeof value === 'string' && value !== '') || (Array.isArray(value) && value.length > 0) || (isObject(value) && Object.keys(value).length > 0)
@@ -157,26 +157,29 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
   const byItem = new Map(resources.map((resource) => [resource.item, resource]))
   const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => {
     const media = successJson(route)?.media
-    const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+    const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
     const item = place === undefined ? undefined : valueIn(json(answer), place.envelope)
     const location = answer.headers.location?.split('?')[0].split('/').filter((segment) => segment !== '').at(-1)
-    return item?.[resource.property] ?? (location === undefined ? undefined : decodeURIComponent(location)) ?? (sent.values.body as any)?.[resource.property]
+    // An item a POST creates holds its key (resources.ts).
+    const property = resource.property!
+    return item?.[property] ?? (location === undefined ? undefined : decodeURIComponent(location)) ?? (sent.values.body as any)?.[property]
   }
   /** The read's item, where its answer carries one. */
   const itemOf = (resource: Resource, answer: Answer): unknown => {
     const media = successJson(resource.operations.read)?.media
-    const place = media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)
+    const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
     return place === undefined ? undefined : valueIn(json(answer), place.envelope)
   }
   const readSchema = (resource: Resource): unknown => {
     const media = successJson(resource.operations.read)?.media
-    return media?.schema === undefined ? undefined : itemIn(doc, media.schema, resource.parameter, resource.name)?.schema
+    return media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)?.schema
   }
   /** Where a write to the item names the item's own key, in its body or in the envelope it holds the item in (bodyEnvelope); undefined where it does not, where the key is the server's to write (readOnly), or where its schema does not take the key as the chain has it. */
   const ownKeyIn = (resource: Resource, route: RouteSpec, envelope: string[], key: unknown): OwnKey | undefined => {
     const schema = jsonBodySchema(route)
-    const property = derefSchema(doc, propertiesOf(doc, envelope.length === 0 ? schema : propertiesOf(doc, schema)[envelope[0]])[resource.property])
-    return property === undefined || property.readOnly === true || !validators.request(property)(key) ? undefined : { envelope, property: resource.property, key }
+    const { property: name } = resource
+    const property = name === undefined ? undefined : derefSchema(doc, propertiesOf(doc, envelope.length === 0 ? schema : propertiesOf(doc, schema)[envelope[0]])[name])
+    return name === undefined || property === undefined || property.readOnly === true || !validators.request(property)(key) ? undefined : { envelope, property: name, key }
   }
   /**
    * What a request's body wrote, as a server reads it: a form or multipart body as its fields come
@@ -237,7 +240,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
    * member, or, `whole`, all of the body that changes the most; each an `add` (which replaces a
    * member that is there, and makes one that is not). The first the document takes, or undefined.
    */
-  const jsonPatchOf = (route: RouteSpec, values: unknown[], { path, current, whole, etag, key }: { path: Record<string, unknown>, current: unknown, whole: boolean, etag?: string, key: string }): Case | undefined => {
+  const jsonPatchOf = (route: RouteSpec, values: unknown[], { path, current, whole, etag, key }: { path: Record<string, unknown>, current: unknown, whole: boolean, etag?: string, key?: string }): Case | undefined => {
     const plan = planOf(route)
     const given = givenOf(plan, path, etag)
     const changes = (value: unknown): Array<[string, unknown]> => isObject(value) ? Object.entries(value).filter(([name, inner]) => name !== key && !(isObject(current) && alike(current[name], inner))) : []
@@ -410,7 +413,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     let etag: string | undefined
     const taken = memory.taken.get(resource) ?? new Set<string>()
     memory.taken.set(resource, taken)
-    const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property in body ? JSON.stringify(body[resource.property]) : undefined
+    const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property !== undefined && resource.property in body ? JSON.stringify(body[resource.property]) : undefined
     const fresh = (body: unknown): boolean => !taken.has(keyIn(body) ?? '')
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
@@ -462,7 +465,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (step === 'create') {
           key = given
           written = { body: valueIn(writtenBy(made), envelope), by: route }
-        } else if (alike(given, key) && !(isObject(made.values.body) && resource.property in made.values.body)) {
+        } else if (alike(given, key) && keyIn(made.values.body) === undefined) {
           // Only a key the server chose: two creates of the key a client gives may well be one.
           const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
           if (found !== undefined) return found
