@@ -465,3 +465,29 @@ t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text
   t.ok(headers.some((header) => /\\u[0-9a-f]{4}/.test(header ?? '')), 'some with text outside ASCII, escaped')
   t.ok(headers.every((header) => /^[\x20-\x7e]*$/.test(header ?? '')), 'each header ASCII')
 })
+
+t.test('a body without a property its others require (3.1\'s dependentRequired, an if\'s then): sent, refused by the mock, found where taken', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  const body = (schema: object) => ({
+    openapi: '3.1.0',
+    info: { title: 'Tasks', version: '1.0.0' },
+    paths: { '/tasks': { post: { requestBody: { required: true, content: { 'application/json': { schema } } }, responses: { 201: { description: 'made' }, 400: { description: 'bad' } } } } }
+  })
+  const documents = {
+    dependentRequired: body({ type: 'object', required: ['title'], properties: { title: { type: 'string' }, due: { type: 'string', format: 'date' }, zone: { enum: ['UTC', 'Europe/Paris'] } }, dependentRequired: { due: ['zone'] } }),
+    'if and then': body({ type: 'object', required: ['title', 'status'], properties: { title: { type: 'string' }, status: { enum: ['done', 'todo'] }, doneAt: { type: 'string', format: 'date-time' } }, if: { properties: { status: { const: 'done' } } }, then: { required: ['doneAt'] }, else: { not: { required: ['doneAt'] } } })
+  }
+  for (const [named, document] of Object.entries(documents)) {
+    const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(document) }, 'tasks.json')
+    t.teardown(() => app.close())
+    const mocked = await verify(served, injectTransport(app), { seed: 1, generated: 0 })
+    t.same(mocked.operations[0].violations, [], `${named}: the mock refuses it`)
+    t.ok(mocked.operations[0].sent.some((s) => s.fault === 'body without a property its others require' && s.status === 400), `${named}: sent`)
+    // A service that takes any JSON takes it.
+    const { send } = await serving(t, (_req, res) => { res.writeHead(201).end() })
+    const found = (await verify(structuredClone(document) as any, send, { seed: 1, generated: 0 })).operations[0].violations
+    t.ok(found.some((v) => v.detail === 'an invalid request (body without a property its others require) accepted with 201'), `${named}: found`)
+  }
+})

@@ -21,7 +21,8 @@ import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type 
 // with its values at their lowest and at their highest bounds (bounds.ts), and values drawn from
 // the schemas (arbitraries.ts); each value is valid by the engine's own validators, so what the
 // verifier calls valid is what the mock and the service accept. Invalid requests, each the sample
-// with one fault: a body without a required property, a property of the wrong type, a property or
+// with one fault: a body without a required property, or without one its other properties
+// require, a property of the wrong type, a property or
 // a parameter past one of its bounds, a required query parameter or header missing, a path
 // parameter of the wrong type, a media type the operation does not declare, no credentials, and
 // credentials that are not the ones given.
@@ -29,7 +30,7 @@ import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type 
 // What a valid request's line and headers may hold (validCase).
 const MAX_HEAD_BYTES = 8 * 1024
 
-export type Fault = 'body without a required property' | 'body property of the wrong type' | 'body property out of its bounds' |
+export type Fault = 'body without a required property' | 'body without a property its others require' | 'body property of the wrong type' | 'body property out of its bounds' |
   'required query parameter missing' | 'required header missing' | 'path parameter of the wrong type' | 'parameter out of its bounds' |
   'undeclared media type' | 'no credentials' | 'wrong credentials'
 
@@ -340,14 +341,17 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     if (base === undefined) return []
     const cases: Case[] = []
     // Of an object body (JSON, a form, multipart), as the engine reads it (a form spells a number
-    // as text, which a text property takes): a required property left out; one of the wrong
-    // type, the required first, then those the sample holds (Stripe's parameters are all optional).
+    // as text, which a text property takes): a required property left out; one required only
+    // with others (dependentRequired, an if's then: `timezone` with `dueDate`) left out; one of the
+    // wrong type, the required first, then those the sample holds (Stripe's parameters are all optional).
     const body = objectBody(base)
     const sentAs = base.media
     if (body !== undefined && sentAs?.schema !== undefined) {
       const required = requiredOf(doc, sentAs.schema)
       const missing = [...required.keys()].map((name) => without(body, name)).find((rest) => !bodyValid(sentAs, rest))
       if (missing !== undefined) cases.push(build({ ...base, body: missing }, 'sample', 'body without a required property'))
+      const needed = Object.keys(body).filter((name) => !required.has(name)).map((name) => without(body, name)).find((rest) => !bodyValid(sentAs, rest))
+      if (needed !== undefined) cases.push(build({ ...base, body: needed }, 'sample', 'body without a property its others require'))
       const properties = propertiesOf(doc, sentAs.schema)
       const wrong = [...new Set([...required.keys(), ...Object.keys(body)])].map((name) => ({ name, value: wrongFor(doc, properties[name]) })).filter(({ value }) => value !== undefined)
         .map(({ name, value }) => ({ ...body, [name]: value })).find((broken) => !bodyValid(sentAs, broken))
