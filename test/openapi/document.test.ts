@@ -1,8 +1,11 @@
+import { once } from 'node:events'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
 import { dump } from 'js-yaml'
 import { loadDocument, prebundle } from '../../src/openapi/document/document.ts'
+import { bundleDocument } from '../../src/openapi/document/external-refs.ts'
 import { document as plantStore } from '../helpers/app.ts'
 import { splitDocument } from '../helpers/split-document.ts'
 
@@ -50,4 +53,27 @@ t.test('one file: the build\'s reading of it taken while the file is unchanged, 
   t.equal(built.text, loaded.text, 'served as the file is written')
   writeFileSync(entry, dump({ ...plantStore, info: { ...plantStore.info, version: '9.9.9' } }))
   t.equal((await loadDocument(entry, { prebundled })).document.info.version, '9.9.9', 'changed since: read again')
+})
+
+t.test('a $ref to a URL: fetched once, at load, and bounded; a host that never answers is named, not waited on', async (t) => {
+  const server = createServer((req, res) => {
+    if (req.url === '/pet.yaml') res.writeHead(200, { 'content-type': 'application/yaml' }).end('type: object\nproperties:\n  name: {type: string}\n')
+    // Anything else: taken, and never answered.
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  const dir = t.testdir()
+  const entry = (name: string, ref: string) => {
+    const path = join(dir, name)
+    writeFileSync(path, dump({ openapi: '3.1.0', info: { title: 'r', version: '1' }, paths: {}, components: { schemas: { Pet: { $ref: ref } } } }))
+    return path
+  }
+  const loaded = await loadDocument(entry('remote.yaml', `${base}/pet.yaml`))
+  t.same(Object.values(loaded.document.components.schemas).map((schema: any) => schema.properties?.name).filter(Boolean), [{ type: 'string' }], 'brought in')
+  const started = Date.now()
+  const refused = await bundleDocument(entry('silent.yaml', `${base}/silent.yaml`), 'silent.yaml', { remoteTimeoutMs: 200 }).then(() => '', (err: Error) => `${err.name}: ${err.message}`)
+  t.match(refused, /^DocumentError: .*silent\.yaml#\/components\/schemas\/Pet: has a \$ref that cannot be resolved: no answer from http:\/\/127\.0\.0\.1:\d+\/silent\.yaml within 0\.2 s$/)
+  t.ok(Date.now() - started < 5000, 'at its bound')
 })

@@ -1,5 +1,5 @@
 import { relative } from 'node:path'
-import { bundle, createConfig } from '@redocly/openapi-core'
+import { BaseResolver, bundle, createConfig } from '@redocly/openapi-core'
 import { dump } from 'js-yaml'
 import { DocumentError } from './document-error.ts'
 import type { LoadedDocument } from './document.ts'
@@ -10,9 +10,22 @@ import type { LoadedDocument } from './document.ts'
 // components, and every $ref of the result points into the document itself. Loaded only for a
 // document that needs it (document.ts).
 
+// A $ref to a URL is fetched once, at load: bounded, as a host that takes the connection and
+// never answers would hold the start for fetch's own five minutes.
+const REMOTE_REF_TIMEOUT_MS = 10_000
+
 /** The document at `path` and every file it refers to, as one; `name` is how messages name the entry. */
-export async function bundleDocument (path: string, name: string): Promise<LoadedDocument> {
-  const result = await bundle({ ref: path, config: await createConfig({}), dereference: false })
+export async function bundleDocument (path: string, name: string, { remoteTimeoutMs = REMOTE_REF_TIMEOUT_MS } = {}): Promise<LoadedDocument> {
+  const fetchBounded = async (url: string, init: RequestInit): Promise<Response> => {
+    try {
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(remoteTimeoutMs) })
+    } catch (err) {
+      // A plain error: the bundler writes its own words into the message, which a DOMException's will not take.
+      throw new Error((err as Error).name === 'TimeoutError' ? `no answer from ${url} within ${remoteTimeoutMs / 1000} s` : (err as Error).message)
+    }
+  }
+  const externalRefResolver = new BaseResolver({ http: { headers: [], customFetch: fetchBounded } })
+  const result = await bundle({ ref: path, config: await createConfig({}), dereference: false, externalRefResolver })
   const problem = result.problems.find((p) => p.severity === 'error') ?? result.problems[0]
   if (problem !== undefined) {
     const where = problem.location?.[0]
