@@ -254,3 +254,20 @@ t.test('a request line or headers past MAX_HEADER_BYTES: 431 in the shape the do
     t.same(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)), { code: 431, message: 'The request line and headers are too large' }, 'its {code, message}')
   }
 })
+
+t.test('an answer whose schema has a $ref to nothing: named once when the examples are checked, and the mock goes on serving the rest', async (t) => {
+  const { logStream, lines } = captureLog()
+  const broken = {
+    openapi: '3.1.0',
+    info: { title: 'Broken', version: '1.0.0' },
+    paths: {
+      '/things': { get: { responses: { 200: { description: 'things', content: { 'application/json': { schema: { type: 'object', properties: { color: { $ref: '#/$defs/Color' } } }, example: { color: 'red' } } } } } } },
+      '/ok': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { fine: { type: 'boolean' } } }, example: { fine: true } } } } } } }
+    }
+  }
+  const { app, checkExamples } = await buildMock(loadConfig({ LOG_LEVEL: 'warn' }), { text: '', document: broken }, 'broken.yaml', logStream)
+  t.teardown(() => app.close())
+  t.same(await checkExamples(), { examples: 2, invalid: 1 }, 'checked to the end')
+  t.match(lines.map((line) => line.problem).filter(Boolean), ['GET /things 200 application/json: its schema cannot be read (broken.yaml#/$defs/Color: is the target of a $ref, and there is nothing there); its examples are not served'])
+  t.same((await app.inject({ url: '/ok' })).json(), { fine: true }, 'the rest served')
+})

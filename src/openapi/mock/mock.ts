@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { validateHeaderName, validateHeaderValue } from 'node:http'
 import Negotiator from 'negotiator'
 import { concreteType, kindOf, type BodyKind } from '../requests/bodies.ts'
+import { DocumentError } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { AnyHandler, HandlerInput } from '../routes/register.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
@@ -205,7 +206,15 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
             for (const media of response.media) {
               for (const example of examplesOf(doc, media)) {
                 examples++
-                if (!servable(route, response, media, example, own)) invalid++
+                try {
+                  if (!servable(route, response, media, example, own)) invalid++
+                } catch (err) {
+                  // A schema that cannot be read (a $ref to nothing): named once; the mock goes on serving the rest.
+                  if (!(err instanceof DocumentError)) throw err
+                  report(`${where(route, response, media)}: its schema cannot be read (${err.message}); its examples are not served`)
+                  invalid++
+                  break
+                }
               }
             }
           }
