@@ -62,6 +62,7 @@ export const THINGS = {
 /** One way the service breaks its word between requests; the check that must name it, and the shortest sequence that shows it. */
 export const SEQUENCE_FAULTS = {
   'a created thing cannot be read': { check: 'ensure_resource_availability', steps: ['create', 'read'] },
+  'a Location that names no such thing': { check: 'ensure_resource_availability', steps: ['create'] },
   'a deleted thing still read': { check: 'use_after_free', steps: ['create', 'delete', 'read'] },
   'a change answered and lost': { check: 'read_after_write', steps: ['create', 'patch', 'read'] },
   'two things given one id': { check: 'unique_keys', steps: ['create', 'create again'] },
@@ -114,7 +115,7 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
         if (!valid(body, true)) return answer(res, 400, { message: 'a name of 1 to 20 characters, a colour of red, green or blue' })
         const made = { id: fault === 'two things given one id' ? 1 : next++, name: body.name, ...(body.colour !== undefined && { colour: body.colour }) }
         if (fault !== 'a created thing cannot be read') things.set(String(made.id), made)
-        return answer(res, 201, made, { location: `/things/${made.id}` })
+        return answer(res, 201, made, { location: fault === 'a Location that names no such thing' ? `/thing/${made.id}` : `/things/${made.id}` })
       }
       const key = number(parts[1])
       if (parts.length !== 2 || key === undefined) return answer(res, 400, { message: 'an id is a positive integer' })

@@ -164,6 +164,25 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const property = resource.property!
     return item?.[property] ?? (location === undefined ? undefined : decodeURIComponent(location)) ?? (sent.values.body as any)?.[property]
   }
+  /**
+   * What is wrong with a create's Location (RFC 9110, 15.3.2: the item it made), where it does not
+   * name the item: its path ends with neither the item's path (`/shelves/7/books/9`) nor its
+   * collection's name and key (`/books/9`, a path of its own), under whatever base it names.
+   */
+  const strayLocation = (resource: Resource, location: string | undefined, key: unknown, values: Record<string, unknown>): string | undefined => {
+    if (location === undefined) return undefined
+    let path: string
+    try {
+      path = new URL(location, 'http://base/').pathname.replace(/\/+$/, '')
+    } catch {
+      return `${JSON.stringify(location)}, no URL`
+    }
+    const item = resource.item.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(values[name])))
+    const own = `/${resource.name}/${encodeURIComponent(String(key))}`
+    const decoded = (text: string): string => { try { return decodeURIComponent(text) } catch { return text } }
+    const named = (suffix: string): boolean => path.endsWith(suffix) || decoded(path).endsWith(decoded(suffix))
+    return named(item) || named(own) ? undefined : `${location} (the item is ${item})`
+  }
   /** The read's item, where its answer carries one. */
   const itemOf = (resource: Resource, answer: Answer): unknown => {
     const media = successJson(resource.operations.read)?.media
@@ -465,6 +484,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (step === 'create') {
           key = given
           written = { body: valueIn(writtenBy(made), envelope), by: route }
+          const elsewhere = answer.status === 201 && route === resource.operations.create ? strayLocation(resource, answer.headers.location, key, { ...path, [resource.parameter]: key }) : undefined
+          const found = elsewhere === undefined ? undefined : fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)} made, and its Location names no such item: ${elsewhere}`, route)
+          if (found !== undefined) return found
         } else if (alike(given, key) && keyIn(made.values.body) === undefined) {
           // Only a key the server chose: two creates of the key a client gives may well be one.
           const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
