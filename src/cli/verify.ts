@@ -1,7 +1,8 @@
 // npm run verify -- <document> <base-url> [options]: verifies a running HTTP service, written in
 // anything, against an OpenAPI 3.0 or 3.1 document, on the engine the service and the mock run on
 // (openapi/verify/). Prints a summary (and a progress line on long runs), writes the reports asked
-// for, and exits 1 when it found a violation, 0 when it found none, 2 when it could not run.
+// for, and exits 1 when it found a violation, 0 when it found none, 2 when it could not run or
+// had nothing to send.
 // The image runs it as its `verify` role.
 import { writeFileSync } from 'node:fs'
 import { CHECKS, VerifierLimit } from '../openapi/verify/checks.ts'
@@ -129,6 +130,17 @@ async function main (): Promise<number> {
   if (values.report !== undefined) writeFileSync(fromUser(values.report), `${JSON.stringify(report, null, 2)}\n`)
   if (values.junit !== undefined) writeFileSync(fromUser(values.junit), junitOf(report))
   process.stdout.write(`${summaryOf(report)}\n`)
+  // A run that verified nothing has not passed: a CI job would go green on a document it cannot send.
+  if (verification.operations.length === 0) {
+    const webhooks = Object.keys(document.webhooks ?? {}).length
+    const why = [
+      verification.refused.length > 0 && `${verification.refused.length} operation(s) left out, each with why in --report`,
+      options.onlySafe && 'with --only-safe, none is a GET, HEAD or OPTIONS',
+      webhooks > 0 && `its ${webhooks} webhook(s) are requests the service sends, not ones sent to it`
+    ].filter(Boolean)
+    process.stderr.write(`Nothing was verified: the document has no operation to send${why.length > 0 ? ` (${why.join('; ')})` : ''}.\n`)
+    return 2
+  }
   return report.operations.some((o) => o.violations.length > 0) ? 1 : 0
 }
 

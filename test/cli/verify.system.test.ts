@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
@@ -101,4 +101,10 @@ t.test('what it cannot run says why, with the usage, and exits 2', async (t) => 
     t.match(ran.stderr, why)
     t.notMatch(ran.stderr, /\n\s+at /, 'no stack trace')
   }
+  // A run that verifies nothing does not pass: a document of webhooks alone, which the service sends.
+  const hooks = join(dir, 'hooks.json')
+  writeFileSync(hooks, JSON.stringify({ openapi: '3.1.0', info: { title: 'Hooks', version: '1' }, webhooks: { newPet: { post: { responses: { 200: { description: 'ok' } } } } } }))
+  const empty = await run([hooks, 'http://127.0.0.1:9'])
+  t.equal(empty.status, 2, 'nothing verified')
+  t.match(empty.stderr, /^Nothing was verified: the document has no operation to send \(its 1 webhook\(s\) are requests the service sends, not ones sent to it\)\.\n$/)
 })
