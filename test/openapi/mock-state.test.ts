@@ -574,6 +574,11 @@ t.test('a page size the query leaves out is its default; a cursor that names no 
   const first = (await app.inject({ url: '/orders' })).json()
   t.same([first.items.length, first.total], [2, 4], 'two, of the four there are (the example\'s among them)')
   t.same((await app.inject({ url: '/orders?cursor=999' })).json().items, [], 'after nothing the mock gave')
+  // A time is a filter, which the mock does not apply, not a cursor.
+  document.paths['/orders'].get.parameters[1] = { name: 'after', in: 'query', schema: { type: 'string', format: 'date-time' } }
+  const { app: filtered } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => filtered.close())
+  t.same((await filtered.inject({ url: '/orders?after=2026-01-01T00:00:00Z' })).json().items.length, 1, 'after a time: the first page, as without it')
 })
 
 t.test('an item a PUT keeps under the path\'s key alone, holding no key of its own: remembered, each parent\'s apart', async (t) => {

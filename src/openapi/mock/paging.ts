@@ -30,7 +30,8 @@ export interface Paging {
 
 export function pagingOf (route: RouteSpec): Paging | undefined {
   const query = route.parameters.filter((parameter) => parameter.in === 'query')
-  const find = (set: Set<string>) => query.find((parameter) => set.has(plain(parameter.name)))
+  // A time is a filter, not a place in the list (`after=2026-01-01`).
+  const find = (set: Set<string>) => query.find((parameter) => set.has(plain(parameter.name)) && !/^date/.test(String(parameter.schema.format)))
   const size = find(SIZES)
   const by = ([['offset', OFFSETS], ['page', PAGES], ['cursor', CURSORS]] as const).map(([by, set]) => ({ by, parameter: find(set) })).find(({ parameter }) => parameter !== undefined)
   if (size === undefined && by === undefined) return undefined
