@@ -579,6 +579,12 @@ t.test('a page size the query leaves out is its default; a cursor that names no 
   const { app: filtered } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
   t.teardown(() => filtered.close())
   t.same((await filtered.inject({ url: '/orders?after=2026-01-01T00:00:00Z' })).json().items.length, 1, 'after a time: the first page, as without it')
+  // Page numbers and no size: the first page holds them all.
+  document.paths['/orders'].get.parameters = [{ name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } }]
+  const { app: numbered } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => numbered.close())
+  await numbered.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 1 } })
+  t.same([(await numbered.inject({ url: '/orders?page=1' })).json().items.length, (await numbered.inject({ url: '/orders?page=2' })).json().items.length], [2, 0], 'page 1 all, page 2 none')
 })
 
 t.test('an item a PUT keeps under the path\'s key alone, holding no key of its own: remembered, each parent\'s apart', async (t) => {

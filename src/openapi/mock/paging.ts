@@ -36,7 +36,7 @@ export function pagingOf (route: RouteSpec): Paging | undefined {
   const by = ([['offset', OFFSETS], ['page', PAGES], ['cursor', CURSORS]] as const).map(([by, set]) => ({ by, parameter: find(set) })).find(({ parameter }) => parameter !== undefined)
   if (size === undefined && by === undefined) return undefined
   // A page number counts from 1, unless its schema lets it be 0.
-  const first = by?.by === 'page' && [by.parameter!.schema.minimum, by.parameter!.schema.default].includes(0) ? 0 : by?.by === 'page' ? 1 : 0
+  const first = by?.by === 'page' && ![by.parameter!.schema.minimum, by.parameter!.schema.default].includes(0) ? 1 : 0
   return { size, ...(by !== undefined && { start: { parameter: by.parameter!, by: by.by, first } }) }
 }
 
@@ -54,7 +54,8 @@ export function pageOf (paging: Paging, query: Record<string, unknown>, keys: st
       const index = keys.indexOf(String(at))
       from = index === -1 ? keys.length : index + 1
     } else if (typeof at === 'number') {
-      from = start.by === 'offset' ? at : (at - start.first) * size
+      // Without a size, the first page holds them all.
+      from = start.by === 'offset' ? at : at === start.first ? 0 : (at - start.first) * size
     }
   }
   from = Math.max(0, Math.min(keys.length, Number.isFinite(from) ? from : keys.length))
