@@ -30,6 +30,22 @@ t.test('a discriminator chooses the branch, and a 400 names it', async (t) => {
   t.equal((await send({ petType: 'kitty', meows: 'yes' })).json().detail, 'body/meows must be boolean (as Cat, which petType "kitty" chooses)', 'the error names the branch chosen')
   t.equal((await send({ petType: 'Cow' })).json().detail, 'body/petType must be one of kitty, Dog, which choose its schema')
   t.equal((await send({ barks: true })).json().detail, 'body must have required property \'petType\'')
+  for (const value of [[], 5, 'Dog', true]) {
+    const refused = await app.inject({ method: 'POST', url: '/pets', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(value) })
+    t.same([refused.statusCode, refused.json().detail], [400, 'body must be object, whose petType chooses its schema'], `${JSON.stringify(value)}: no object, no branch takes it`)
+  }
+})
+
+t.test('a discriminated oneOf of which a branch takes what is no object: that value valid, by that branch', async (t) => {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Pets', version: '1.0.0' },
+    paths: { '/pets': body('pets', { oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Named' }], discriminator: { propertyName: 'petType' } }) },
+    components: { schemas: { Cat: components.schemas.Cat, Named: { type: 'string', minLength: 3 } } }
+  }
+  const app = await engineApp(t, document, { pets: echo })
+  const send = async (value: unknown) => (await app.inject({ method: 'POST', url: '/pets', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(value) })).statusCode
+  t.same([await send('Tom'), await send('To'), await send(5)], [200, 400, 400])
 })
 
 t.test('without a mapping, a branch whose schema pins the property to its own values is chosen by them, not by its name', async (t) => {

@@ -153,27 +153,39 @@ const discriminatorKeyword: KeywordDefinition = {
   compile ({ propertyName, choices }: { propertyName: string, choices: Choice[] }, _parent, it) {
     const ajv = it.self
     const root = it.baseId
-    const byValue = new Map<unknown, { choice: Choice, validate?: ValidateFunction }>()
-    for (const choice of choices) for (const value of choice.values) byValue.set(value, { choice })
+    const compiled = new Map<Choice, ValidateFunction>()
+    const branch = (choice: Choice): ValidateFunction => {
+      let found = compiled.get(choice)
+      // The branch's $ref: to a registered copy (schema.ts), or into the schema's own $defs.
+      const ref = choice.schema.$ref ?? ''
+      if (found === undefined) compiled.set(choice, found = ajv.getSchema(ref.startsWith('#') ? root + ref : ref) ?? ajv.compile(choice.schema))
+      return found
+    }
+    const byValue = new Map<unknown, Choice>()
+    for (const choice of choices) for (const value of choice.values) byValue.set(value, choice)
     const allowed = choices.flatMap((choice) => choice.values)
     const validate = (data: any, ctx?: { instancePath: string }): boolean => {
       const at = ctx?.instancePath ?? ''
-      if (data === null || typeof data !== 'object' || Array.isArray(data)) return true // the branches' type says what it must be
+      // What is no object has no property to choose by: valid only as some branch takes it (the
+      // oneOf it stands for is not checked besides).
+      if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+        if (choices.some((choice) => branch(choice)(data))) return true
+        validate.errors = [{ instancePath: at, keyword: 'type', params: { type: 'object' }, message: `must be object, whose ${propertyName} chooses its schema` }]
+        return false
+      }
       if (!(propertyName in data)) {
         validate.errors = [{ instancePath: at, keyword: 'discriminator', params: { missingProperty: propertyName, allowed }, message: `must have required property '${propertyName}'` }]
         return false
       }
-      const entry = byValue.get(data[propertyName])
-      if (entry === undefined) {
+      const choice = byValue.get(data[propertyName])
+      if (choice === undefined) {
         validate.errors = [{ instancePath: `${at}/${propertyName}`, keyword: 'discriminator', params: { allowed }, message: `must be one of ${allowed.join(', ')}, which choose its schema` }]
         return false
       }
-      // The branch's $ref: to a registered copy (schema.ts), or into the schema's own $defs.
-      const ref = entry.choice.schema.$ref ?? ''
-      entry.validate ??= ajv.getSchema(ref.startsWith('#') ? root + ref : ref) ?? ajv.compile(entry.choice.schema)
-      if (entry.validate(data)) return true
-      const chosen = `(as ${entry.choice.name}, which ${propertyName} ${JSON.stringify(data[propertyName])} chooses)`
-      validate.errors = (entry.validate.errors ?? []).map((error) => ({ ...error, instancePath: at + error.instancePath, message: `${error.message} ${chosen}` }))
+      const checked = branch(choice)
+      if (checked(data)) return true
+      const chosen = `(as ${choice.name}, which ${propertyName} ${JSON.stringify(data[propertyName])} chooses)`
+      validate.errors = (checked.errors ?? []).map((error) => ({ ...error, instancePath: at + error.instancePath, message: `${error.message} ${chosen}` }))
       return false
     }
     validate.errors = null as unknown
