@@ -20,6 +20,8 @@ export const ItemNotFoundError = clientError<[string, string]>('ITEM_NOT_FOUND',
 export const ItemConflictError = clientError<[string, string]>('ITEM_CONFLICT', 'An item of %s has the key %s already', 409)
 /** The stateful mock's: a JSON Patch (RFC 6902) that cannot be applied to the item it names (RFC 5789 §2.2: a conflicting state), or would leave no object. */
 export const PatchConflictError = clientError<[string]>('PATCH_CONFLICT', 'The patch cannot be applied to the item: %s', 409)
+/** The stateful mock's: a change whose If-Match names none of the item's entity tags (RFC 9110 §13.1.1): it changed since the client read it. */
+export const PreconditionFailedError = clientError<[string, string, string]>('PRECONDITION_FAILED', 'The item of %s with the key %s has changed: its entity tag is now %s', 412)
 export const NotAcceptableError = clientError<[string, string]>('NOT_ACCEPTABLE', 'Not Acceptable: %s; this operation answers %s', 406)
 export const MethodNotAllowedError = clientError<[string, string, string]>('METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s; it allows %s', 405)
 export const EmptyBodyError = clientError('EMPTY_BODY', 'Request body is empty; send a JSON document', 400)

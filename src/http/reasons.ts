@@ -11,6 +11,7 @@ export const REASONS: Readonly<Record<number, string>> = {
   406: 'Not Acceptable',
   408: 'Request Timeout',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',

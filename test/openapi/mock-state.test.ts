@@ -609,3 +609,32 @@ t.test('an item a PUT keeps under the path\'s key alone, holding no key of its o
   t.equal((await app.inject({ method: 'DELETE', url: '/boards/a/tasks/tidy' })).statusCode, 204)
   t.equal((await app.inject({ url: '/boards/a/tasks/tidy' })).statusCode, 404, 'gone')
 })
+
+t.test('an item\'s entity tag, where its answers declare an ETag: a change that names another is refused 412, a read that names it answered 304, where each is declared', async (t) => {
+  const document = structuredClone(shop) as any
+  const orders = document.paths['/orders/{orderId}']
+  const etag = { ETag: { schema: { type: 'string' } } }
+  orders.get.responses[200].headers = etag
+  orders.get.responses[304] = { description: 'not changed', headers: etag }
+  orders.patch.responses[200].headers = etag
+  orders.patch.responses[412] = { description: 'changed since', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const { id } = (await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 1 } })).json()
+  const read = await app.inject({ url: `/orders/${id}` })
+  const tag = read.headers.etag as string
+  t.match(tag, /^"[A-Za-z0-9_-]{22}"$/, 'a strong entity tag, quoted')
+  t.equal((await app.inject({ url: `/orders/${id}` })).headers.etag, tag, 'the same while the item is')
+  const unchanged = await app.inject({ url: `/orders/${id}`, headers: { 'if-none-match': `"other", ${tag}` } })
+  t.same([unchanged.statusCode, unchanged.body, unchanged.headers.etag], [304, '', tag], 'If-None-Match naming it: 304, no body')
+  t.equal((await app.inject({ url: `/orders/${id}`, headers: { 'if-none-match': '"other"' } })).statusCode, 200, 'naming another: the item')
+  const patch = (ifMatch: string, quantity: number) => app.inject({ method: 'PATCH', url: `/orders/${id}`, headers: { 'content-type': 'application/merge-patch+json', 'if-match': ifMatch }, payload: { quantity } })
+  const changed = await patch(tag, 2)
+  t.equal(changed.statusCode, 200, 'If-Match naming it: changed')
+  t.not(changed.headers.etag, tag, 'a new tag')
+  const stale = await patch(tag, 3)
+  t.same([stale.statusCode, stale.json().code], [412, 412], 'If-Match naming the tag before: 412, in the document\'s error shape')
+  t.equal((await app.inject({ url: `/orders/${id}` })).json().data.quantity, 2, 'and nothing changed')
+  t.equal((await patch('*', 4)).statusCode, 200, '* names any')
+  t.equal((await app.inject({ method: 'DELETE', url: `/orders/${id}`, headers: { 'if-match': '"stale"' } })).statusCode, 204, 'a change that declares no 412: the condition is not the mock\'s to judge')
+})

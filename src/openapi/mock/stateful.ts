@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import jsonPatch from 'fast-json-patch'
-import { ItemConflictError, ItemNotFoundError, PatchConflictError } from '../../errors.ts'
+import { ItemConflictError, ItemNotFoundError, PatchConflictError, PreconditionFailedError } from '../../errors.ts'
 import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
@@ -235,11 +235,31 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     if (response === undefined) return undefined
     const code = status ?? statusOf(response)
     const media = tools.pickMedia(response.media, accept)
-    if (media === undefined || code === 204) return { status: code, headers: tools.headersOf(route, response) }
+    const headers = withEntityTag(response, tools.headersOf(route, response), item)
+    if (media === undefined || code === 204 || code === 304) return { status: code, headers }
     // JSON only: an item asked for in XML is answered from the document, as before.
     const place = kindOf(concreteType(media.type)) === 'json' ? placeOf(media, resource) : undefined
     const body = place === undefined ? null : shaped(item, media.schema!, place, () => tools.sampled(route, response, media), tools.validatorOf(media))
-    return body === null ? undefined : { status: code, body: body.text, headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
+    return body === null ? undefined : { status: code, body: body.text, headers, contentType: concreteType(media.type) }
+  }
+
+  /**
+   * RFC 9110's conditions on the item a request names, where the operation declares the answer
+   * they call for: a change (PUT, PATCH, DELETE) whose If-Match names none of its entity tags is
+   * refused 412; a read whose If-None-Match names one is answered 304. Else the request goes on.
+   */
+  const conditional = (route: RouteSpec, resource: Resource, action: Action, { params, headers }: HandlerInput): Answer | undefined => {
+    const declares = (status: string) => route.responses.some((r) => r.status === status || r.status === `${status[0]}XX`)
+    const read = action === 'read' && headers['if-none-match'] !== undefined && declares('304')
+    const change = ['replace', 'patch', 'delete'].includes(action) && headers['if-match'] !== undefined && declares('412')
+    if (!read && !change) return undefined
+    const key = String((params as Value)[resource.parameter])
+    const item = collectionOf(resource, params as Value).items.get(key)
+    if (item === undefined) return undefined
+    const tag = entityTag(item)
+    const names = (field: unknown) => String(field).split(',').map((each) => each.trim().replace(/^W\//, '')).some((each) => each === '*' || each === tag)
+    if (change && !names(headers['if-match'])) throw new PreconditionFailedError(resource.name, key, tag)
+    return read && names(headers['if-none-match']) ? itemAnswer(route, resource, item, '', 304) : undefined
   }
 
   const notThere = (route: RouteSpec, resource: Resource, key: string): Answer | undefined => {
@@ -342,8 +362,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const { resource, action } = bound
     // A body that holds the item in an envelope, as the answers do (JSON:API's {"data": …}): the item within it.
     const envelope = bodyEnvelope(doc, resource, route)
-    if (envelope.length === 0) return (input) => act[action](route, resource, input)
-    return (input) => act[action](route, resource, { ...input, body: isObject(input.body) ? valueIn(input.body, envelope) : input.body })
+    const unwrapped = envelope.length === 0 ? (input: HandlerInput) => input : (input: HandlerInput) => ({ ...input, body: isObject(input.body) ? valueIn(input.body, envelope) : input.body })
+    return (input) => conditional(route, resource, action, input) ?? act[action](route, resource, unwrapped(input))
   }
 }
 
@@ -379,6 +399,15 @@ function queryText (query: Value): string {
   const text = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) for (const each of [value].flat()) if (['string', 'number', 'boolean', 'bigint'].includes(typeof each)) text.append(name, String(each))
   return text.toString()
+}
+
+/** An item's entity tag (RFC 9110 §8.8.3): strong, from what is kept of it, so that any change gives another. */
+const entityTag = (item: Item): string => `"${createHash('sha256').update(jsonText(item.value)).digest('base64url').slice(0, 22)}"`
+
+/** The answer's headers with the item's entity tag, where the answer declares an ETag: the sample's would name nothing. */
+function withEntityTag (response: ResponseSpec, headers: Record<string, string>, item: Item): Record<string, string> {
+  const declared = Object.keys(response.headers ?? {}).find((name) => name.toLowerCase() === 'etag')
+  return declared === undefined ? headers : { ...headers, [declared]: entityTag(item) }
 }
 
 /** The item's key as its property holds it; nothing for an item whose key is the path's alone. */
