@@ -609,3 +609,30 @@ t.test('an item a PUT keeps under the path\'s key alone, holding none of its own
   t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
   t.same(mocked.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
 })
+
+t.test('a create\'s Location with a malformed escape (%zz): named, and the run goes on', async (t) => {
+  const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' } } }
+  const NOTES = {
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1.0.0' },
+    paths: {
+      '/notes': { post: { requestBody: { required: true, ...json(note) }, responses: { 201: { description: 'made', headers: { Location: { schema: { type: 'string' } } }, ...json(note) }, 400: { description: 'bad' } } } },
+      '/notes/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'a note', ...json(note) }, 404: { description: 'none' } } } }
+    }
+  }
+  const notes: string[] = []
+  const { verification } = await verifiedAgainst(t, NOTES, (req, res, text) => {
+    if (req.method === 'POST') {
+      const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+      if (req.headers['content-type'] !== 'application/json' || typeof sent?.text !== 'string' || Object.keys(sent).length !== 1) return answer(res, 400)
+      notes.push(sent.text)
+      return answer(res, 201, { id: notes.length, text: sent.text }, { location: '/notes/%zz' })
+    }
+    const id = Number(/^\/notes\/(\d+)$/.exec(req.url!)?.[1])
+    if (notes[id - 1] === undefined) return answer(res, 404)
+    answer(res, 200, { id, text: notes[id - 1] })
+  })
+  const found = verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`))
+  t.equal(found.length, 1, 'one violation')
+  t.match(found, [/^ensure_resource_availability: notes (\d+) made, and its Location names no such item: \/notes\/%zz \(the item is \/notes\/\1\)$/])
+})

@@ -307,8 +307,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (isObject(body)) {
         // An envelope's count says how many there are, where it is a number its schema takes.
         for (const name of COUNTS) if (typeof body[name] === 'number') body[name] = all.length
-        tellPage(doc, body, found.media.schema!, paging, next, (values) => {
-          const path = `${concrete(route.path, params as Value)}?${queryText({ ...asked, ...values })}`
+        tellPage(doc, body, found.media.schema!, paging, next, (page) => {
+          const path = `${concrete(route.path, params as Value)}?${queryText({ ...asked, ...page })}`
           return { path, url: `http://${String(headers.host)}${path}` }
         })
       }

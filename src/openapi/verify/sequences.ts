@@ -58,6 +58,15 @@ const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 
 /** An object without its null members, at every depth; a list, as it is (a merge patch replaces it whole). */
 const withoutNulls = (value: unknown): unknown => isObject(value) ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null).map(([name, inner]) => [name, withoutNulls(inner)])) : value
 
+/** A path's text with its escapes undone; as it is where one is malformed (a service's Location: `%zz`). */
+function decoded (text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
 /** Whether a write's bodies are JSON Patches (RFC 6902): lists of operations on the item, not members of it. */
 const isJsonPatch = (plan: Planner): boolean => plan.media !== undefined && concreteType(plan.media.type).toLowerCase() === 'application/json-patch+json'
 
@@ -162,7 +171,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const location = answer.headers.location?.split('?')[0].split('/').filter((segment) => segment !== '').at(-1)
     // An item a POST creates holds its key (resources.ts).
     const property = resource.property!
-    return item?.[property] ?? (location === undefined ? undefined : decodeURIComponent(location)) ?? (sent.values.body as any)?.[property]
+    return item?.[property] ?? (location === undefined ? undefined : decoded(location)) ?? (sent.values.body as any)?.[property]
   }
   /**
    * What is wrong with a create's Location (RFC 9110, 15.3.2: the item it made), where it does not
@@ -179,7 +188,6 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     }
     const item = resource.item.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(values[name])))
     const own = `/${resource.name}/${encodeURIComponent(String(key))}`
-    const decoded = (text: string): string => { try { return decodeURIComponent(text) } catch { return text } }
     const named = (suffix: string): boolean => path.endsWith(suffix) || decoded(path).endsWith(decoded(suffix))
     return named(item) || named(own) ? undefined : `${location} (the item is ${item})`
   }
