@@ -1,5 +1,6 @@
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
+import { concretePath } from '../../src/openapi/routes/path-template.ts'
 import { placeIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'
@@ -33,7 +34,7 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const key = item?.[property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[property]
   if (key === undefined) return { outcome: 'no key in the create\'s answer' }
   const parents = Object.fromEntries(plan.parameters.map((p, i) => [p.name, made.values.parameters[i]]).filter(([name]) => resource.parents.includes(name as string)))
-  const path = resource.item.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(name === resource.parameter ? key : parents[name])))
+  const path = concretePath(resource.item, { ...parents, [resource.parameter]: key })
   // The read's credentials and required query, as the verifier would send them.
   const usual = (() => { try { return planner(doc, read, validators, {}).fixed()[0]?.request } catch { return undefined } })()
   const query = usual?.path.includes('?') === true ? usual.path.slice(usual.path.indexOf('?')) : ''

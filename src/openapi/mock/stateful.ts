@@ -7,6 +7,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
 import type { HandlerInput } from '../routes/register.ts'
+import { concretePath } from '../routes/path-template.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { matching, validSample } from '../schemas/samples.ts'
@@ -282,7 +283,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const key = given ?? newKey(resource, items)
       const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), ...parentsOf(resource, params as Value, body), [property]: key })
       const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''))
-      return answer && withLocation(route, answer, `${concrete(route.path, params as Value)}/${encodeURIComponent(String(key))}`, headers.host)
+      return answer && withLocation(route, answer, `${concretePath(route.path, params as Value)}/${encodeURIComponent(String(key))}`, headers.host)
     },
     read (route, resource, { params, headers }) {
       const key = String((params as Value)[resource.parameter])
@@ -308,7 +309,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
         // An envelope's count says how many there are, where it is a number its schema takes.
         for (const name of COUNTS) if (typeof body[name] === 'number') body[name] = all.length
         tellPage(doc, body, found.media.schema!, paging, next, (page) => {
-          const path = `${concrete(route.path, params as Value)}?${queryText({ ...asked, ...page })}`
+          const path = `${concretePath(route.path, params as Value)}?${queryText({ ...asked, ...page })}`
           return { path, url: `http://${String(headers.host)}${path}` }
         })
       }
@@ -412,11 +413,6 @@ function withEntityTag (response: ResponseSpec, headers: Record<string, string>,
 
 /** The item's key as its property holds it; nothing for an item whose key is the path's alone. */
 const keyed = (resource: Resource, key: unknown): Value => resource.property === undefined ? {} : { [resource.property]: key }
-
-/** The path with its parameters' values: /customers/7/addresses. */
-function concrete (path: string, params: Value): string {
-  return path.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(params[name])))
-}
 
 /** A create's answer with a Location header, where it declares one: absolute where its schema asks for a URI. */
 function withLocation (route: RouteSpec, answer: Answer, path: string, host: unknown): Answer {

@@ -36,3 +36,8 @@ export function fastifyUrl (path: string): PathTemplate {
   })
   return { url: segments.join('/'), names, byName }
 }
+
+/** The path with its parameters' values, each escaped for a path: /customers/7/addresses. */
+export function concretePath (path: string, values: Record<string, unknown>): string {
+  return path.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(values[name])))
+}

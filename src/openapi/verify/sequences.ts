@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
 import { bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
+import { concretePath } from '../routes/path-template.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -186,7 +187,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     } catch {
       return `${JSON.stringify(location)}, no URL`
     }
-    const item = resource.item.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(values[name])))
+    const item = concretePath(resource.item, values)
     const own = `/${resource.name}/${encodeURIComponent(String(key))}`
     const named = (suffix: string): boolean => path.endsWith(suffix) || decoded(path).endsWith(decoded(suffix))
     return named(item) || named(own) ? undefined : `${location} (the item is ${item})`
