@@ -28,7 +28,15 @@ export interface Paging {
   start?: { parameter: ParameterSpec, by: 'offset' | 'page' | 'cursor', first: number }
 }
 
+// Found once per operation: a list asks it on every request.
+const pagings = new WeakMap<RouteSpec, Paging | undefined>()
+
 export function pagingOf (route: RouteSpec): Paging | undefined {
+  if (!pagings.has(route)) pagings.set(route, pagingIn(route))
+  return pagings.get(route)
+}
+
+function pagingIn (route: RouteSpec): Paging | undefined {
   const query = route.parameters.filter((parameter) => parameter.in === 'query')
   // A time is a filter, not a place in the list (`after=2026-01-01`).
   const find = (set: Set<string>) => query.find((parameter) => set.has(plain(parameter.name)) && !/^date/.test(String(parameter.schema.format)))

@@ -41,6 +41,10 @@ type Value = Record<string, unknown>
 const MENDING_ROUNDS = 64
 const COUNTS = ['total', 'count', 'totalCount', 'total_count']
 const isObject = (value: unknown): value is Value => value !== null && typeof value === 'object' && !Array.isArray(value)
+/** Whether the operation declares the status, itself or by its range (4XX). */
+const declares = (route: RouteSpec, status: string): boolean => route.responses.some((r) => r.status === status || r.status === `${status[0]}XX`)
+/** A header the answer declares, by its name in any case: as the document spells it, and its Header Object. */
+const declaredHeader = (response: ResponseSpec | undefined, name: string) => Object.entries(response?.headers ?? {}).find(([declared]) => declared.toLowerCase() === name)
 
 /** RFC 7396: members set, null removes, objects merged within. */
 export function mergePatch (target: unknown, patch: unknown): unknown {
@@ -76,7 +80,7 @@ function jsonPatched (route: RouteSpec, item: Value, operations: unknown[]): Val
   }
   if (failure === undefined && !isObject(changed)) failure = 'the item would be no object'
   if (failure === undefined) return changed as Value
-  if (route.responses.some((r) => ['409', '4XX'].includes(r.status))) throw new PatchConflictError(failure)
+  if (declares(route, '409')) throw new PatchConflictError(failure)
   return undefined
 }
 
@@ -250,9 +254,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
    * refused 412; a read whose If-None-Match names one is answered 304. Else the request goes on.
    */
   const conditional = (route: RouteSpec, resource: Resource, action: Action, { params, headers }: HandlerInput): Answer | undefined => {
-    const declares = (status: string) => route.responses.some((r) => r.status === status || r.status === `${status[0]}XX`)
-    const read = action === 'read' && headers['if-none-match'] !== undefined && declares('304')
-    const change = ['replace', 'patch', 'delete'].includes(action) && headers['if-match'] !== undefined && declares('412')
+    const read = action === 'read' && headers['if-none-match'] !== undefined && declares(route, '304')
+    const change = ['replace', 'patch', 'delete'].includes(action) && headers['if-match'] !== undefined && declares(route, '412')
     if (!read && !change) return undefined
     const key = String((params as Value)[resource.parameter])
     const item = collectionOf(resource, params as Value).items.get(key)
@@ -265,7 +268,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   const notThere = (route: RouteSpec, resource: Resource, key: string): Answer | undefined => {
     // Only where the document says so: a 404 of its own (or 4XX); elsewhere answered as before.
-    if (!route.responses.some((r) => r.status === '404' || r.status === '4XX')) return undefined
+    if (!declares(route, '404')) return undefined
     throw new ItemNotFoundError(resource.name, key)
   }
 
@@ -407,8 +410,8 @@ const entityTag = (item: Item): string => `"${createHash('sha256').update(jsonTe
 
 /** The answer's headers with the item's entity tag, where the answer declares an ETag: the sample's would name nothing. */
 function withEntityTag (response: ResponseSpec, headers: Record<string, string>, item: Item): Record<string, string> {
-  const declared = Object.keys(response.headers ?? {}).find((name) => name.toLowerCase() === 'etag')
-  return declared === undefined ? headers : { ...headers, [declared]: entityTag(item) }
+  const declared = declaredHeader(response, 'etag')
+  return declared === undefined ? headers : { ...headers, [declared[0]]: entityTag(item) }
 }
 
 /** The item's key as its property holds it; nothing for an item whose key is the path's alone. */
@@ -417,7 +420,7 @@ const keyed = (resource: Resource, key: unknown): Value => resource.property ===
 /** A create's answer with a Location header, where it declares one: absolute where its schema asks for a URI. */
 function withLocation (route: RouteSpec, answer: Answer, path: string, host: unknown): Answer {
   const response = responseFor(route.responses, answer.status)
-  const declared = Object.entries(response?.headers ?? {}).find(([name]) => name.toLowerCase() === 'location')
+  const declared = declaredHeader(response, 'location')
   if (declared === undefined) return answer
   const absolute = declared[1].schema?.format === 'uri' && typeof host === 'string'
   return { ...answer, headers: { ...answer.headers, [declared[0]]: absolute ? `http://${host}${path}` : path } }
