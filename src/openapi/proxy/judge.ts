@@ -129,8 +129,9 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
 
   /**
    * The engine's decision on the request as the proxy received it, routed by `url` as the client
-   * sent it (under a server's base path or not: the engine takes both), with `body` in place of its own (none where it was not kept: its operation is decided
-   * all the same); its answer goes nowhere.
+   * sent it (under a server's base path or not: the engine takes both), with `body` in place of
+   * its own (none where it was not kept: its operation is decided all the same); its answer goes
+   * nowhere.
    */
   const decide = async (incoming: IncomingMessage, url: string, body: Buffer | undefined): Promise<Decided> => await new Promise((resolve) => {
     incoming.url = url
