@@ -636,3 +636,59 @@ t.test('a create\'s Location with a malformed escape (%zz): named, and the run g
   t.equal(found.length, 1, 'one violation')
   t.match(found, [/^ensure_resource_availability: notes (\d+) made, and its Location names no such item: \/notes\/%zz \(the item is \/notes\/\1\)$/])
 })
+
+t.test('a value read back in the store\'s own spelling of its format (a date-time as the same instant, a float as float32 keeps it, a uri as a URL parser writes it, a uuid in capitals): held; another instant, or a float rounded to an integer: read_after_write', async (t) => {
+  const doc = { openapi: '3.1.0', info: { title: 'Events', version: '1.0.0' }, paths: {} } as any
+  const validators = createValidators(doc)
+  const instant = { type: 'string', format: 'date-time' }
+  const schema = { type: 'object', properties: { at: instant, price: { type: 'number', format: 'float' }, site: { type: 'string', format: 'uri' }, ref: { type: 'string', format: 'uuid' }, slots: { type: 'array', items: instant }, ends: { anyOf: [instant, { type: 'null' }] }, name: { type: 'string' } } }
+  const sent = { at: '2019-08-24T14:15:22Z', price: 0.1, site: 'https://a.example', ref: 'd0fad5d6-e996-4437-8fb9-5f40bbcfd7cc', slots: ['2019-08-24T16:15:22+02:00'], ends: '2019-08-24T15:00:00.000Z', name: 'Fern' }
+  t.same(unwritten(doc, validators, schema, undefined, sent, { at: '2019-08-24T14:15:22.000+00:00', price: 0.10000000149011612, site: 'https://a.example/', ref: 'D0FAD5D6-E996-4437-8FB9-5F40BBCFD7CC', slots: ['2019-08-24T14:15:22.000Z'], ends: '2019-08-24T15:00:00Z', name: 'Fern' }), [], 'each the same value, spelled as a store spells it')
+  t.same(unwritten(doc, validators, schema, undefined, sent, { ...sent, at: '2019-08-24T15:15:22Z', price: 0, slots: ['2019-08-24T16:15:22Z'], name: 'fern' }), [
+    'at: written "2019-08-24T14:15:22Z", read "2019-08-24T15:15:22Z"', 'price: written 0.1, read 0', 'slots: written ["2019-08-24T16:15:22+02:00"], read ["2019-08-24T16:15:22Z"]', 'name: written "Fern", read "fern"'
+  ], 'another instant, another number, and a string of no such format otherwise spelled: found')
+
+  const event = { type: 'object', required: ['id', 'title', 'startsAt'], properties: { id: { type: 'integer', readOnly: true }, title: { type: 'string', minLength: 1, maxLength: 20 }, startsAt: instant, price: { type: 'number', format: 'float', minimum: 0, maximum: 1000, examples: [12.75] }, site: { type: 'string', format: 'uri' }, ref: { type: 'string', format: 'uuid' } }, additionalProperties: false }
+  const EVENTS = {
+    openapi: '3.1.0',
+    info: { title: 'Events', version: '1.0.0' },
+    paths: {
+      '/events': { post: { requestBody: { required: true, ...json(event) }, responses: { 201: { description: 'made', ...json(event) }, 400: { description: 'bad' } } } },
+      '/events/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        get: { responses: { 200: { description: 'an event', ...json(event) }, 400: { description: 'bad' }, 404: { description: 'none' } } },
+        put: { requestBody: { required: true, ...json(event) }, responses: { 200: { description: 'replaced', ...json(event) }, 400: { description: 'bad' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  for (const fault of [undefined, 'an instant an hour off', 'a price rounded'] as const) {
+    const events: object[] = []
+    const { verification } = await verifiedAgainst(t, EVENTS, (req, res, text) => {
+      const id = /^\/events\/([1-9]\d*)$/.exec(req.url!)?.[1]
+      if (req.method === 'POST' || (req.method === 'PUT' && id !== undefined && events[Number(id) - 1] !== undefined)) {
+        const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+        const valid = req.headers['content-type'] === 'application/json' && typeof sent?.title === 'string' && sent.title.length >= 1 && sent.title.length <= 20 && !Number.isNaN(Date.parse(sent.startsAt)) &&
+          (sent.price === undefined || (typeof sent.price === 'number' && sent.price >= 0 && sent.price <= 1000)) && (sent.site === undefined || URL.canParse(sent.site)) &&
+          (sent.ref === undefined || /^[0-9a-f-]{36}$/i.test(sent.ref)) && Object.keys(sent).every((name) => ['title', 'startsAt', 'price', 'site', 'ref'].includes(name))
+        if (!valid) return answer(res, 400)
+        // Kept as a database keeps it: an instant in UTC as Python writes it, a float32, a URL parsed, a uuid in capitals.
+        const startsAt = new Date(Date.parse(sent.startsAt) + (fault === 'an instant an hour off' ? 3_600_000 : 0)).toISOString().replace('Z', '+00:00')
+        const price = sent.price === undefined ? undefined : fault === 'a price rounded' ? Math.round(sent.price) : Math.fround(sent.price)
+        const stored = { id: id === undefined ? events.length + 1 : Number(id), title: sent.title, startsAt, price, site: sent.site && new URL(sent.site).href, ref: sent.ref?.toUpperCase() }
+        events[stored.id - 1] = stored
+        return answer(res, id === undefined ? 201 : 200, stored)
+      }
+      if (id === undefined) return answer(res, 400)
+      const found = events[Number(id) - 1]
+      return found === undefined ? answer(res, 404) : answer(res, 200, found)
+    })
+    const found = verification.operations.flatMap((o) => o.violations)
+    if (fault === undefined) {
+      t.same(found.map((v) => `${v.check}: ${v.detail}`), [], 'kept in its own spelling: nothing found')
+      t.same(verification.chains.resources, 1, `followed in sequences (${verification.chains.requests} requests)`)
+      continue
+    }
+    t.same(found.map((v) => v.check), ['read_after_write'], `${fault}: found`)
+    t.match(found[0]?.detail, fault === 'a price rounded' ? /price: written [\d.]+, read \d+$/ : /startsAt: written "[^"]+", read "[^"]+\+00:00"/, 'naming what differs')
+  }
+})

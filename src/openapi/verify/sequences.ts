@@ -8,6 +8,7 @@ import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { requiredOf, Unbuildable, type Case, type Planner } from './cases.ts'
 import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
+import { alike, holds } from './same-value.ts'
 import { bodyReadBack, type HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
@@ -83,27 +84,18 @@ function patched (operations: unknown): Record<string, unknown> | undefined {
   return members
 }
 
-/** Whether `read` holds what was written: an object's every member, whatever the server added beside them; a list's every item so; anything else, equal as sent (a -0 drawn is sent as 0). */
-function holds (read: unknown, written: unknown): boolean {
-  if (Array.isArray(written)) return Array.isArray(read) && read.length === written.length && written.every((value, i) => holds(read[i], value))
-  if (!isObject(written)) return read === written
-  return isObject(read) && Object.entries(written).every(([name, value]) => holds(read[name], value))
-}
-
-/** Two values alike as JSON sends them: whatever their objects' prototypes (fast-check draws some without one). */
-const alike = (a: unknown, b: unknown): boolean => holds(a, b) && holds(b, a)
-
 /**
  * What a read's item holds otherwise than `sent` wrote: each property the read declares and takes
  * as sent (a string sent where an object is read cannot come back as sent), the server's own
- * (readOnly), the writeOnly ones and the key aside; an object read may hold more than was written.
+ * (readOnly), the writeOnly ones and the key aside; an object read may hold more than was written,
+ * and a value of a format a store spells its own way may come back so (same-value.ts).
  */
 export function unwritten (doc: OpenApiDocument, validators: Validators, schema: unknown, key: string | undefined, sent: unknown, read: unknown): string[] {
   if (!isObject(sent)) return []
   const declared = propertiesOf(doc, schema)
   return Object.entries(sent).filter(([name, value]) => {
     const property = derefSchema(doc, declared[name])
-    return name !== key && property !== undefined && property.readOnly !== true && property.writeOnly !== true && validators.response(property)(value) && !holds((read as any)?.[name], value)
+    return name !== key && property !== undefined && property.readOnly !== true && property.writeOnly !== true && validators.response(property)(value) && !holds((read as any)?.[name], value, { doc, schema: property })
   }).map(([name, value]) => `${name}: written ${JSON.stringify(value)?.slice(0, 60)}, read ${JSON.stringify((read as any)?.[name])?.slice(0, 60)}`)
 }
 
@@ -121,7 +113,7 @@ export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string 
   return Object.entries(leftOut).filter(([name, value]) => {
     const property = derefSchema(doc, declared[name])
     return name !== key && property !== undefined && !required.has(name) && property.readOnly !== true && property.writeOnly !== true && property.default === undefined &&
-      property.enum === undefined && property.const === undefined && distinctive(value) && alike((read as any)?.[name], value)
+      property.enum === undefined && property.const === undefined && distinctive(value) && alike((read as any)?.[name], value, { doc, schema: property })
   }).map(([name, value]) => `${name}: left out, read ${JSON.stringify(value)?.slice(0, 60)}`)
 }
 
