@@ -637,7 +637,7 @@ t.test('a create\'s Location with a malformed escape (%zz): named, and the run g
   t.match(found, [/^ensure_resource_availability: notes (\d+) made, and its Location names no such item: \/notes\/%zz \(the item is \/notes\/\1\)$/])
 })
 
-t.test('a value read back in the store\'s own spelling of its format (a date-time as the same instant, a float as float32 keeps it, a uri as a URL parser writes it, a uuid in capitals): held; another instant, or a float rounded to an integer: read_after_write', async (t) => {
+t.test('a value read back in the store\'s own spelling of its format (a date-time as the same instant, a float as float32 keeps it, a uri as a URL parser writes it, a uuid in capitals): held; another instant (an offset dropped, drawn instants being at any), or a float rounded to an integer: read_after_write', async (t) => {
   const doc = { openapi: '3.1.0', info: { title: 'Events', version: '1.0.0' }, paths: {} } as any
   const validators = createValidators(doc)
   const instant = { type: 'string', format: 'date-time' }
@@ -661,7 +661,7 @@ t.test('a value read back in the store\'s own spelling of its format (a date-tim
       }
     }
   }
-  for (const fault of [undefined, 'an instant an hour off', 'a price rounded'] as const) {
+  for (const fault of [undefined, 'an instant an hour off', 'a price rounded', 'an offset dropped'] as const) {
     const events: object[] = []
     const { verification } = await verifiedAgainst(t, EVENTS, (req, res, text) => {
       const id = /^\/events\/([1-9]\d*)$/.exec(req.url!)?.[1]
@@ -672,7 +672,9 @@ t.test('a value read back in the store\'s own spelling of its format (a date-tim
           (sent.ref === undefined || /^[0-9a-f-]{36}$/i.test(sent.ref)) && Object.keys(sent).every((name) => ['title', 'startsAt', 'price', 'site', 'ref'].includes(name))
         if (!valid) return answer(res, 400)
         // Kept as a database keeps it: an instant in UTC as Python writes it, a float32, a URL parsed, a uuid in capitals.
-        const startsAt = new Date(Date.parse(sent.startsAt) + (fault === 'an instant an hour off' ? 3_600_000 : 0)).toISOString().replace('Z', '+00:00')
+        // (Drawn instants are at any offset: one dropped, a local time is kept as UTC.)
+        const at = fault === 'an offset dropped' ? sent.startsAt.replace(/([+-]\d\d:\d\d|Z)$/i, 'Z') : sent.startsAt
+        const startsAt = new Date(Date.parse(at) + (fault === 'an instant an hour off' ? 3_600_000 : 0)).toISOString().replace('Z', '+00:00')
         const price = sent.price === undefined ? undefined : fault === 'a price rounded' ? Math.round(sent.price) : Math.fround(sent.price)
         const stored = { id: id === undefined ? events.length + 1 : Number(id), title: sent.title, startsAt, price, site: sent.site && new URL(sent.site).href, ref: sent.ref?.toUpperCase() }
         events[stored.id - 1] = stored
@@ -689,6 +691,6 @@ t.test('a value read back in the store\'s own spelling of its format (a date-tim
       continue
     }
     t.same(found.map((v) => v.check), ['read_after_write'], `${fault}: found`)
-    t.match(found[0]?.detail, fault === 'a price rounded' ? /price: written [\d.]+, read \d+$/ : /startsAt: written "[^"]+", read "[^"]+\+00:00"/, 'naming what differs')
+    t.match(found[0]?.detail, fault === 'a price rounded' ? /price: written [\d.]+, read \d+$/ : fault === 'an offset dropped' ? /startsAt: written "[^"]+[+-]\d\d:\d\d", read "[^"]+\+00:00"/ : /startsAt: written "[^"]+", read "[^"]+\+00:00"/, 'naming what differs')
   }
 })

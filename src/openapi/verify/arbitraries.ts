@@ -21,6 +21,17 @@ const MAX_ITEMS = 3
 const LETTERS_AND_DIGITS = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')
 const date = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
 
+/**
+ * An instant at a UTC offset of whole quarter hours, as RFC 3339 allows (`…T05:30:00.000+05:30`;
+ * `Z` where it is 0, which it shrinks to): a service that drops the offset keeps another instant.
+ */
+const instant = (): fc.Arbitrary<string> => fc.tuple(date, fc.integer({ min: -48, max: 56 })).map(([d, quarters]) => {
+  if (quarters === 0) return d.toISOString()
+  const minutes = Math.abs(quarters) * 15
+  const offset = `${quarters < 0 ? '-' : '+'}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
+  return new Date(d.getTime() + quarters * 900_000).toISOString().slice(0, 23) + offset
+})
+
 /** An http or https URL of a domain and a short path: fast-check's webUrl() takes 140 MiB to make. */
 const url = (): fc.Arbitrary<string> => fc.tuple(fc.constantFrom('http', 'https'), fc.domain(), fc.array(fc.string({ unit: LETTERS_AND_DIGITS, minLength: 1, maxLength: 8 }), { maxLength: 3 }))
   .map(([scheme, host, path]) => `${scheme}://${host}/${path.join('/')}`)
@@ -37,7 +48,7 @@ const FORMATS: Record<string, () => fc.Arbitrary<unknown>> = {
   iri: url,
   hostname: () => fc.domain(),
   'idn-hostname': () => fc.domain(),
-  'date-time': () => date.map((d) => d.toISOString()),
+  'date-time': instant,
   date: () => date.map((d) => d.toISOString().slice(0, 10)),
   time: () => date.map((d) => `${d.toISOString().slice(11, 19)}Z`),
   byte: () => fc.base64String({ maxLength: 16 }),
