@@ -694,3 +694,41 @@ t.test('a value read back in the store\'s own spelling of its format (a date-tim
     t.match(found[0]?.detail, fault === 'a price rounded' ? /price: written [\d.]+, read \d+$/ : fault === 'an offset dropped' ? /startsAt: written "[^"]+[+-]\d\d:\d\d", read "[^"]+\+00:00"/ : /startsAt: written "[^"]+", read "[^"]+\+00:00"/, 'naming what differs')
   }
 })
+
+t.test('a write answered 202 (accepted, not yet done): nothing after it is judged, and a note says so; a create done at once and a delete accepted for later, the same', async (t) => {
+  const job = { type: 'object', required: ['id', 'task'], properties: { id: { type: 'integer', readOnly: true }, task: { type: 'string', minLength: 1, maxLength: 20 } } }
+  const JOBS = {
+    openapi: '3.1.0',
+    info: { title: 'Jobs', version: '1.0.0' },
+    paths: {
+      '/jobs': { post: { requestBody: { required: true, ...json(job) }, responses: { 201: { description: 'done', ...json(job) }, 202: { description: 'queued', ...json(job) }, 400: { description: 'bad' } } } },
+      '/jobs/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        get: { responses: { 200: { description: 'a job', ...json(job) }, 400: { description: 'bad' }, 404: { description: 'none' } } },
+        delete: { responses: { 202: { description: 'to be deleted' }, 204: { description: 'deleted' }, 400: { description: 'bad' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  // The queue: what is accepted is done after the run, as a busy worker would.
+  for (const queued of ['creates', 'deletes'] as const) {
+    const jobs = new Map<string, object>()
+    let next = 1
+    const { verification } = await verifiedAgainst(t, JOBS, (req, res, text) => {
+      if (req.method === 'POST') {
+        const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+        if (req.headers['content-type'] !== 'application/json' || typeof sent?.task !== 'string' || sent.task === '' || sent.task.length > 20) return answer(res, 400)
+        const made = { id: next++, task: sent.task }
+        if (queued === 'creates') return answer(res, 202, made)
+        jobs.set(String(made.id), made)
+        return answer(res, 201, made)
+      }
+      const id = /^\/jobs\/([1-9]\d*)$/.exec(req.url!)?.[1]
+      if (id === undefined) return answer(res, 400)
+      if (!jobs.has(id)) return answer(res, 404)
+      if (req.method === 'DELETE') return answer(res, 202)
+      answer(res, 200, jobs.get(id))
+    })
+    t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], `${queued} queued: nothing found`)
+    t.match(verification.operations.flatMap((o) => o.notes).join('\n'), queued === 'creates' ? /create: answered 202 \(accepted, not yet done\): nothing after it is judged/ : /delete: answered 202 \(accepted, not yet done\): nothing after it is judged/, 'a note says where its chain stopped, and why')
+  }
+})

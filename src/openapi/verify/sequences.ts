@@ -477,6 +477,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // A violation, where its check is on: the create's for what a create did, the writer's for what a read lost, the delete's for what it left.
       const fail = (check: CheckName, detail: string, by: RouteSpec): Ran | undefined =>
         enabled.has(check) ? { violation: { check, status: answer.status, detail, steps: [...sent], route: by }, answers, refused, sent, key, steps: upTo } : undefined
+      // Accepted (202): a write under way, not yet done (RFC 9110, 15.3.3): what is read next says nothing of it.
+      if (answer.status === 202 && step !== 'read') return stop(`${step}: answered 202 (accepted, not yet done): nothing after it is judged`)
       if (creates) {
         if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
         // Made by its replace: under the key the request's path gave it.
