@@ -5,6 +5,7 @@ import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { junitOf } from '../../src/openapi/verify/junit.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
+import { describeInference, inferResources } from '../../src/openapi/routes/resources.ts'
 import { keptThrough, unwritten } from '../../src/openapi/verify/sequences.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
 import { answer, serveText } from '../helpers/hand-served.ts'
@@ -731,4 +732,60 @@ t.test('a write answered 202 (accepted, not yet done): nothing after it is judge
     t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], `${queued} queued: nothing found`)
     t.match(verification.operations.flatMap((o) => o.notes).join('\n'), queued === 'creates' ? /create: answered 202 \(accepted, not yet done\): nothing after it is judged/ : /delete: answered 202 \(accepted, not yet done\): nothing after it is judged/, 'a note says where its chain stopped, and why')
   }
+})
+
+t.test('paths that end with a slash (Django REST framework\'s every one, FastAPI\'s collections): the create and the list found, shelves made before their books; a book created and not kept: found; the project\'s mock: nothing', async (t) => {
+  const shelf = { type: 'object', required: ['id', 'room'], properties: { id: { type: 'integer', readOnly: true }, room: { type: 'string', minLength: 1, maxLength: 20 } } }
+  const book = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', readOnly: true }, title: { type: 'string', minLength: 1, maxLength: 20 } } }
+  const key = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'integer', minimum: 1 } })
+  const LIBRARY = {
+    openapi: '3.1.0',
+    info: { title: 'Library', version: '1.0.0' },
+    paths: {
+      '/shelves/': {
+        get: { operationId: 'listShelves', responses: { 200: { description: 'shelves', ...json({ type: 'array', items: shelf }) } } },
+        post: { operationId: 'addShelf', requestBody: { required: true, ...json(shelf) }, responses: { 201: { description: 'added', ...json(shelf) }, 400: { description: 'bad' } } }
+      },
+      '/shelves/{id}/': { get: { operationId: 'getShelf', parameters: [key('id')], responses: { 200: { description: 'a shelf', ...json(shelf) }, 404: { description: 'none' } } } },
+      '/shelves/{shelf_pk}/books/': {
+        post: { operationId: 'addBook', parameters: [key('shelf_pk')], requestBody: { required: true, ...json(book) }, responses: { 201: { description: 'added', ...json(book) }, 400: { description: 'bad' }, 404: { description: 'no shelf' } } }
+      },
+      '/shelves/{shelf_pk}/books/{id}/': { get: { operationId: 'getBook', parameters: [key('shelf_pk'), key('id')], responses: { 200: { description: 'a book', ...json(book) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app, document, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(LIBRARY) }, 'library.json')
+  t.teardown(() => app.close())
+  t.same(describeInference(inferResources(document, routes)), [
+    '/shelves/{id}/: shelves keyed by id (read GET, create POST, list GET)',
+    '/shelves/{shelf_pk}/books/{id}/: books keyed by id, each {shelf_pk} its own (read GET, create POST)'
+  ], 'each item, its create and its list')
+  const mocked = await verify(document, injectTransport(app), { seed: 7 })
+  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
+  t.same(mocked.chains.resources, 2, 'both followed in sequences')
+
+  const shelves = new Map<string, object>()
+  let next = 1
+  const { verification } = await verifiedAgainst(t, LIBRARY, (req, res, text) => {
+    const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+    const json = req.headers['content-type'] === 'application/json'
+    const title = json && typeof sent?.title === 'string' && sent.title !== '' && sent.title.length <= 20
+    const parts = /^\/shelves\/(?:([1-9]\d*)\/(?:books\/(?:([1-9]\d*)\/)?)?)?$/.exec(req.url!)
+    if (parts === null) return answer(res, 404)
+    const [, shelfId, bookId] = parts
+    if (req.method === 'POST' && shelfId === undefined) {
+      if (!json || typeof sent?.room !== 'string' || sent.room === '' || sent.room.length > 20) return answer(res, 400)
+      const made = { id: next++, room: sent.room }
+      shelves.set(String(made.id), made)
+      return answer(res, 201, made)
+    }
+    if (req.method === 'GET' && shelfId === undefined) return answer(res, 200, [...shelves.values()])
+    if (!shelves.has(shelfId)) return answer(res, 404)
+    if (req.method === 'POST' && req.url!.endsWith('/books/')) return title ? answer(res, 201, { id: next++, title: sent.title }) : answer(res, 400) // and keeps nothing
+    if (bookId === undefined) return answer(res, 200, shelves.get(shelfId))
+    answer(res, 404)
+  })
+  const found = verification.operations.flatMap((o) => o.violations)
+  t.same(found.map((v) => v.check), ['ensure_resource_availability'], 'a book created and not kept: found')
+  // (Its shelf, made by an earlier chain, is still there: the shortest sequence needs no other.)
+  t.same(found[0]?.steps?.map((s) => `${s.step}: ${s.route.method} ${s.route.path} → ${s.status}`), ['create: POST /shelves/{shelf_pk}/books/ → 201', 'read: GET /shelves/{shelf_pk}/books/{id}/ → 404'], 'shrunk to the book and its read')
 })

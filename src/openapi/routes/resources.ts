@@ -46,6 +46,12 @@ export interface Inference {
 }
 
 const SEGMENT_PARAMETER = /^\{([^{}]+)\}$/
+
+/**
+ * A path as a resource's segments read it, without the slash that ends it: Django REST framework
+ * ends every path so (`/items/{id}/`), FastAPI its collections (`/items/`, `/items/{item_id}`).
+ */
+export const bare = (path: string): string => path.length > 1 ? path.replace(/\/$/, '') : path
 const ITEM_ACTIONS: Record<string, Action> = { GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' }
 
 /** orders → order; addresses → address; categories → category; people and status stay as written. */
@@ -174,14 +180,14 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
   const bindings: Inference['bindings'] = new Map()
   const skipped: string[] = []
   for (const [item, itemRoutes] of byPath) {
-    const segments = item.split('/')
+    const segments = bare(item).split('/')
     const parameter = SEGMENT_PARAMETER.exec(segments.at(-1) ?? '')?.[1]
     if (parameter === undefined || segments.length < 3) continue
     const collection = segments.slice(0, -1).join('/')
     const name = segments.at(-2)!
     // A collection's last segment is a name, not another parameter (/things/{a}/{b} is no collection).
     if (SEGMENT_PARAMETER.test(name)) continue
-    const at = (method: string, path: string) => (byPath.get(path) ?? []).find((r) => r.method === method)
+    const at = (method: string, path: string) => (byPath.get(path) ?? byPath.get(`${path}/`) ?? []).find((r) => r.method === method)
     const operations: Partial<Record<Action, RouteSpec>> = {}
     for (const route of itemRoutes) if (ITEM_ACTIONS[route.method] !== undefined) operations[ITEM_ACTIONS[route.method]] = route
     // An update POSTed to the item path, as Stripe's are, where there is no PATCH: it takes a body

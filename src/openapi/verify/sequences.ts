@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
-import { bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
+import { bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
@@ -156,7 +156,7 @@ export const chainMemory = (): ChainMemory => ({ bodies: new Map(), taken: new M
 
 /** Runs chains of one document: each resource's, and its shrinking. */
 export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, judgeOf: (route: RouteSpec) => Judge, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number, memory: ChainMemory) {
-  const byItem = new Map(resources.map((resource) => [resource.item, resource]))
+  const byItem = new Map(resources.map((resource) => [bare(resource.item), resource]))
   const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => {
     const media = successJson(route)?.media
     const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
@@ -179,7 +179,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     } catch {
       return `${JSON.stringify(location)}, no URL`
     }
-    const item = concretePath(resource.item, values)
+    const item = bare(concretePath(resource.item, values))
     const own = `/${resource.name}/${encodeURIComponent(String(key))}`
     const named = (suffix: string): boolean => path.endsWith(suffix) || decoded(path).endsWith(decoded(suffix))
     return named(item) || named(own) ? undefined : `${location} (the item is ${item})`
