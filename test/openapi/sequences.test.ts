@@ -789,3 +789,32 @@ t.test('paths that end with a slash (Django REST framework\'s every one, FastAPI
   // (Its shelf, made by an earlier chain, is still there: the shortest sequence needs no other.)
   t.same(found[0]?.steps?.map((s) => `${s.step}: ${s.route.method} ${s.route.path} → ${s.status}`), ['create: POST /shelves/{shelf_pk}/books/ → 201', 'read: GET /shelves/{shelf_pk}/books/{id}/ → 404'], 'shrunk to the book and its read')
 })
+
+t.test('two item paths of one collection (Superset\'s GET /dashboard/{id_or_slug}, PUT and DELETE /dashboard/{pk}): the create and the list are the reader\'s; the project\'s mock, nothing found', async (t) => {
+  const dashboard = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer', readOnly: true }, title: { type: 'string', minLength: 1, maxLength: 20 } } }
+  const result = json({ type: 'object', properties: { id: { type: 'integer' }, result: dashboard } })
+  const DASHBOARDS = {
+    openapi: '3.1.0',
+    info: { title: 'Dashboards', version: '1.0.0' },
+    paths: {
+      '/dashboard/': {
+        get: { operationId: 'listDashboards', responses: { 200: { description: 'dashboards', ...json({ type: 'object', properties: { result: { type: 'array', items: dashboard } } }) } } },
+        post: { operationId: 'addDashboard', requestBody: { required: true, ...json(dashboard) }, responses: { 201: { description: 'added', ...result }, 400: { description: 'bad' } } }
+      },
+      '/dashboard/{id_or_slug}': { get: { operationId: 'getDashboard', parameters: [{ name: 'id_or_slug', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'a dashboard', ...json({ type: 'object', properties: { result: dashboard } }) }, 404: { description: 'none' } } } },
+      '/dashboard/{pk}': {
+        parameters: [{ name: 'pk', in: 'path', required: true, schema: { type: 'integer' } }],
+        put: { operationId: 'putDashboard', requestBody: { required: true, ...json(dashboard) }, responses: { 200: { description: 'changed', ...result }, 404: { description: 'none' } } },
+        delete: { operationId: 'deleteDashboard', responses: { 200: { description: 'deleted' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  const { app, document, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(DASHBOARDS) }, 'dashboards.json')
+  t.teardown(() => app.close())
+  t.same(describeInference(inferResources(document, routes)), [
+    '/dashboard/{id_or_slug}: dashboard keyed by id (read GET, create POST, list GET)',
+    '/dashboard/{pk}: dashboard keyed by id (replace PUT, delete DELETE)'
+  ], 'the create and the list, the reader\'s alone')
+  const mocked = await verify(document, injectTransport(app), { seed: 7 })
+  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
+})

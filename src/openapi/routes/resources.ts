@@ -179,14 +179,26 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
   const resources: Resource[] = []
   const bindings: Inference['bindings'] = new Map()
   const skipped: string[] = []
-  for (const [item, itemRoutes] of byPath) {
+  // An item path's collection, where its last segment is a key ({id}) and the one before a name
+  // (/things/{a}/{b} is no collection).
+  const collectionOf = (item: string): string | undefined => {
     const segments = bare(item).split('/')
-    const parameter = SEGMENT_PARAMETER.exec(segments.at(-1) ?? '')?.[1]
-    if (parameter === undefined || segments.length < 3) continue
-    const collection = segments.slice(0, -1).join('/')
+    return segments.length >= 3 && SEGMENT_PARAMETER.test(segments.at(-1)!) && !SEGMENT_PARAMETER.test(segments.at(-2)!) ? segments.slice(0, -1).join('/') : undefined
+  }
+  // A collection's create and list are one item path's, where several name its items
+  // (Superset's GET /dashboard/{id_or_slug} and PUT /dashboard/{pk}): the first that reads them.
+  const itemOf = new Map<string, string>()
+  for (const [item, itemRoutes] of byPath) {
+    const collection = collectionOf(item)
+    const reads = (path: string | undefined) => byPath.get(path ?? '')?.some((r) => r.method === 'GET') === true
+    if (collection !== undefined && (!itemOf.has(collection) || (!reads(itemOf.get(collection)) && itemRoutes.some((r) => r.method === 'GET')))) itemOf.set(collection, item)
+  }
+  for (const [item, itemRoutes] of byPath) {
+    const collection = collectionOf(item)
+    if (collection === undefined) continue
+    const segments = bare(item).split('/')
+    const parameter = SEGMENT_PARAMETER.exec(segments.at(-1)!)![1]
     const name = segments.at(-2)!
-    // A collection's last segment is a name, not another parameter (/things/{a}/{b} is no collection).
-    if (SEGMENT_PARAMETER.test(name)) continue
     const at = (method: string, path: string) => (byPath.get(path) ?? byPath.get(`${path}/`) ?? []).find((r) => r.method === method)
     const operations: Partial<Record<Action, RouteSpec>> = {}
     for (const route of itemRoutes) if (ITEM_ACTIONS[route.method] !== undefined) operations[ITEM_ACTIONS[route.method]] = route
@@ -196,13 +208,13 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
     const updated = successJson(update)?.media.schema
     if (operations.patch === undefined && update?.body !== undefined && updated !== undefined && itemIn(doc, updated, parameter, name) !== undefined) operations.patch = update
     // A create that declares no success (the petstore's POST /pet answers only 405) creates nothing.
-    const create = at('POST', collection)
+    const create = itemOf.get(collection) === item ? at('POST', collection) : undefined
     if (create !== undefined && successOf(create) !== undefined) operations.create = create
-    const list = at('GET', collection)
+    const list = itemOf.get(collection) === item ? at('GET', collection) : undefined
     if (list !== undefined) operations.list = list
     if (operations.create === undefined && operations.replace === undefined) {
       // A path only read is no resource; one that changes or deletes what nothing creates is worth a word.
-      if (operations.patch !== undefined || operations.delete !== undefined) skipped.push(`${item}: nothing creates its items (no POST ${collection} that declares a success, no PUT ${item})`)
+      if (operations.patch !== undefined || operations.delete !== undefined) skipped.push(`${item}: nothing creates its items (${itemOf.get(collection) === item ? `no POST ${collection} that declares a success` : `POST ${collection} makes ${itemOf.get(collection)}'s`}, no PUT ${item})`)
       continue
     }
     // The item's schema, from the answers that carry one: a read's, else a create's or a replace's.
