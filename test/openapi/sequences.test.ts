@@ -818,3 +818,33 @@ t.test('two item paths of one collection (Superset\'s GET /dashboard/{id_or_slug
   const mocked = await verify(document, injectTransport(app), { seed: 7 })
   t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
 })
+
+t.test('a file part of a multipart write (format binary) is kept as a file: what the read answers of it is not compared; the form\'s other parts are, a lost one found', async (t) => {
+  const template = { type: 'object', required: ['id', 'html'], properties: { id: { type: 'integer', readOnly: true }, html: { type: 'string' }, image: { type: 'string', maxLength: 255 } } }
+  const TEMPLATES = {
+    openapi: '3.1.0',
+    info: { title: 'Templates', version: '1.0.0' },
+    paths: {
+      '/templates': { post: { requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['html'], properties: { html: { type: 'string' }, image: { type: 'string', format: 'binary' } } } } } }, responses: { 201: { description: 'made', ...json(template) }, 400: { description: 'bad' } } } },
+      '/templates/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }], responses: { 200: { description: 'a template', ...json(template) }, 400: { description: 'bad' }, 404: { description: 'none' } } } }
+    }
+  }
+  for (const fault of [undefined, 'its html lost'] as const) {
+    const templates: object[] = []
+    const { verification } = await verifiedAgainst(t, TEMPLATES, (req, res, text) => {
+      if (req.method === 'POST') {
+        // The parts by name, as a server's multipart parser gives them: the image stored as a file, answered by its URL.
+        const parts = new Map([...text.matchAll(/name="([^"]+)"(; filename="[^"]*")?\r\n(?:[^\r\n]+\r\n)*\r\n([^]*?)\r\n--/g)].map(([, name, file, value]) => [name, { file: file !== undefined, value }]))
+        if (!/^multipart\/form-data; boundary=/.test(req.headers['content-type'] ?? '') || parts.get('html') === undefined || parts.get('html')!.file) return answer(res, 400)
+        const made = { id: templates.length + 1, html: fault === undefined ? parts.get('html')!.value : '', ...(parts.get('image')?.file === true && { image: `/files/${templates.length + 1}.bin` }) }
+        templates.push(made)
+        return answer(res, 201, made)
+      }
+      const found = templates[Number(/^\/templates\/([1-9]\d*)$/.exec(req.url!)?.[1]) - 1]
+      return found === undefined ? answer(res, 404) : answer(res, 200, found)
+    })
+    const found = verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`))
+    if (fault === undefined) t.same(found, [], 'the image answered by its URL: nothing found')
+    else t.match(found, [/^read_after_write: POST \/templates wrote what the read does not answer: html: written "[^"]*", read ""$/], 'its html lost: found')
+  }
+})

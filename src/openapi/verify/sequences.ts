@@ -9,7 +9,7 @@ import type { Validators } from '../schemas/validation.ts'
 import { requiredOf, Unbuildable, type Case, type Planner } from './cases.ts'
 import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
 import { alike, holds } from './same-value.ts'
-import { bodyReadBack, type HttpRequest } from './spelling.ts'
+import { bodyReadBack, multipartParts, type HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
 // document describes (routes/resources.ts, the mock's own inference), a chain of requests (create,
@@ -211,7 +211,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     if (media?.schema === undefined || !['form', 'multipart'].includes(kindOf(concreteType(media.type)))) return body
     const read = bodyReadBack(doc, media, body)
     validators.text(media.schema)(read)
-    return read
+    // A file part is kept as a file: what a read answers of it (a name, a URL) is not its bytes.
+    const files = new Set(kindOf(concreteType(media.type)) === 'multipart' ? multipartParts(doc, media, body).filter((part) => part.file).map((part) => part.name) : [])
+    return isObject(read) ? Object.fromEntries(Object.entries(read).filter(([name]) => !files.has(name))) : read
   }
   const declares404 = (route: RouteSpec | undefined): boolean => route?.responses.some((r) => ['404', '410', '4XX'].includes(r.status)) === true
 
