@@ -34,6 +34,15 @@ async function verifiedAgainst (t: Test, document: object, handle: Parameters<ty
   return { verification: await verify(structuredClone(document) as any, http.send, { seed: 7 }), url }
 }
 
+/** `document` verified (seed 7) against the project's own stateful mock of it, in-process: what the mock inferred, the verification, and its violations, a line each. */
+async function verifiedMock (t: Test, document: object) {
+  const { app, document: mocked, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(document) as any }, 'document.json')
+  t.teardown(() => app.close())
+  const verification = await verify(mocked, injectTransport(app), { seed: 7 })
+  const found = verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`))
+  return { inferred: describeInference(inferResources(mocked, routes)), verification, found }
+}
+
 /** A JSON media type of `schema`, as a request body or an answer holds it. */
 const json = (schema: object) => ({ content: { 'application/json': { schema } } })
 
@@ -192,10 +201,8 @@ t.test('Stripe\'s style: an update POSTed to the item path in a form, a read tha
     t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch all', 'read'], 'shrunk to create, patch all, read')
   }
 
-  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(CUSTOMERS) }, 'customers.json')
-  t.teardown(() => app.close())
-  const mocked = await verify(document, injectTransport(app), { seed: 7 })
-  t.same(mocked.operations.flatMap((o) => [...o.notes, ...o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)]), [], 'the project\'s stateful mock of the same document, which answers the customer it keeps: nothing found, each chain to its end')
+  const mocked = await verifiedMock(t, CUSTOMERS)
+  t.same([...mocked.verification.operations.flatMap((o) => o.notes), ...mocked.found], [], 'the project\'s stateful mock of the same document, which answers the customer it keeps: nothing found, each chain to its end')
 })
 
 t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it; an object drawn without a prototype, as JSON reads it', async (t) => {
@@ -397,10 +404,8 @@ t.test('a change the service refuses (4xx) does nothing: the chain goes on from 
 })
 
 t.test('the project\'s own stateful mock of a document that patches in JSON Patch: nothing found', async (t) => {
-  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(TASKS) }, 'tasks.json')
-  t.teardown(() => app.close())
-  const verification = await verify(document, injectTransport(app), { seed: 7 })
-  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [])
+  const { verification, found } = await verifiedMock(t, TASKS)
+  t.same(found, [])
   t.same(verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
 })
 
@@ -459,17 +464,12 @@ t.test('JSON:API\'s envelope: a patch names the article it patches, and what the
     t.same(found[0]?.steps?.map((s) => s.step), fault === 'a patch that keeps nothing' ? ['create', 'patch', 'read'] : ['create', 'read'], 'shrunk')
   }
 
-  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(ARTICLES) }, 'articles.json')
-  t.teardown(() => app.close())
-  const mocked = await verify(document, injectTransport(app), { seed: 7 })
-  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock of the same document, which keeps the item within the envelope: nothing found')
+  t.same((await verifiedMock(t, ARTICLES)).found, [], 'the project\'s stateful mock of the same document, which keeps the item within the envelope: nothing found')
 })
 
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {
-  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(THINGS) }, 'things.yaml')
-  t.teardown(() => app.close())
-  const verification = await verify(document, injectTransport(app), { seed: 7 })
-  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [])
+  const { verification, found } = await verifiedMock(t, THINGS)
+  t.same(found, [])
   t.equal(verification.chains.resources, 5)
 })
 
@@ -604,11 +604,9 @@ t.test('an item a PUT keeps under the path\'s key alone, holding none of its own
       t.match(found[0]?.detail, /^PUT \/boards\/\{board\}\/settings\/\{name\} wrote what the read does not answer: position: written \[(\d+),(\d+)\], read \[\2,\1\]$/, 'the tuple, each way round')
     }
   }
-  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(SETTINGS) }, 'settings.json')
-  t.teardown(() => app.close())
-  const mocked = await verify(document, injectTransport(app), { seed: 7 })
-  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
-  t.same(mocked.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+  const mocked = await verifiedMock(t, SETTINGS)
+  t.same(mocked.found, [], 'the project\'s stateful mock: nothing found')
+  t.same(mocked.verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
 })
 
 t.test('a create\'s Location with a malformed escape (%zz): named, and the run goes on', async (t) => {
@@ -753,15 +751,13 @@ t.test('paths that end with a slash (Django REST framework\'s every one, FastAPI
       '/shelves/{shelf_pk}/books/{id}/': { get: { operationId: 'getBook', parameters: [key('shelf_pk'), key('id')], responses: { 200: { description: 'a book', ...json(book) }, 404: { description: 'none' } } } }
     }
   }
-  const { app, document, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(LIBRARY) }, 'library.json')
-  t.teardown(() => app.close())
-  t.same(describeInference(inferResources(document, routes)), [
+  const mocked = await verifiedMock(t, LIBRARY)
+  t.same(mocked.inferred, [
     '/shelves/{id}/: shelves keyed by id (read GET, create POST, list GET)',
     '/shelves/{shelf_pk}/books/{id}/: books keyed by id, each {shelf_pk} its own (read GET, create POST)'
   ], 'each item, its create and its list')
-  const mocked = await verify(document, injectTransport(app), { seed: 7 })
-  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
-  t.same(mocked.chains.resources, 2, 'both followed in sequences')
+  t.same(mocked.found, [], 'the project\'s stateful mock: nothing found')
+  t.same(mocked.verification.chains.resources, 2, 'both followed in sequences')
 
   const shelves = new Map<string, object>()
   let next = 1
@@ -809,14 +805,12 @@ t.test('two item paths of one collection (Superset\'s GET /dashboard/{id_or_slug
       }
     }
   }
-  const { app, document, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(DASHBOARDS) }, 'dashboards.json')
-  t.teardown(() => app.close())
-  t.same(describeInference(inferResources(document, routes)), [
+  const mocked = await verifiedMock(t, DASHBOARDS)
+  t.same(mocked.inferred, [
     '/dashboard/{id_or_slug}: dashboard keyed by id (read GET, create POST, list GET)',
     '/dashboard/{pk}: dashboard keyed by id (replace PUT, delete DELETE)'
   ], 'the create and the list, the reader\'s alone')
-  const mocked = await verify(document, injectTransport(app), { seed: 7 })
-  t.same(mocked.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'the project\'s stateful mock: nothing found')
+  t.same(mocked.found, [], 'the project\'s stateful mock: nothing found')
 })
 
 t.test('a file part of a multipart write (format binary) is kept as a file: what the read answers of it is not compared; the form\'s other parts are, a lost one found', async (t) => {
