@@ -52,6 +52,7 @@ const SEGMENT_PARAMETER = /^\{([^{}]+)\}$/
  * ends every path so (`/items/{id}/`), FastAPI its collections (`/items/`, `/items/{item_id}`).
  */
 export const bare = (path: string): string => path.length > 1 ? path.replace(/\/$/, '') : path
+
 const ITEM_ACTIONS: Record<string, Action> = { GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' }
 
 /** orders → order; addresses → address; categories → category; people and status stay as written. */
@@ -188,10 +189,10 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
   // A collection's create and list are one item path's, where several name its items
   // (Superset's GET /dashboard/{id_or_slug} and PUT /dashboard/{pk}): the first that reads them.
   const itemOf = new Map<string, string>()
-  for (const [item, itemRoutes] of byPath) {
+  const reads = (path: string | undefined): boolean => byPath.get(path ?? '')?.some((r) => r.method === 'GET') === true
+  for (const item of byPath.keys()) {
     const collection = collectionOf(item)
-    const reads = (path: string | undefined) => byPath.get(path ?? '')?.some((r) => r.method === 'GET') === true
-    if (collection !== undefined && (!itemOf.has(collection) || (!reads(itemOf.get(collection)) && itemRoutes.some((r) => r.method === 'GET')))) itemOf.set(collection, item)
+    if (collection !== undefined && (!itemOf.has(collection) || (!reads(itemOf.get(collection)) && reads(item)))) itemOf.set(collection, item)
   }
   for (const [item, itemRoutes] of byPath) {
     const collection = collectionOf(item)
