@@ -335,11 +335,13 @@ t.test('JSON the engine refuses for bounds of its own (a key twice, __proto__), 
   for (const body of ['{"name":"Rex","name":"Max"}', '{"name":"Rex","__proto__":{"admin":true}}', '\ufeff{"name":"Rex"}']) statuses.push((await send(proxy.url, 'POST', '/pets', json, body)).status)
   t.same(statuses, [201, 201, 400], 'the service took a key twice and __proto__, and refused the byte order mark')
   const [addPet] = (await proxy.report('pets.json')).operations
-  t.same(addPet.violations.map((v) => [v.check, v.detail.replace(/^.*?: /, '')]), [
-    ['request_conformance', 'Request body repeats a key in one object; each key may appear once'],
-    ['request_conformance', 'Request body has a key that would change an object\'s prototype (__proto__, constructor.prototype): Object contains forbidden prototype property']
+  // (Three exchanges in a row, each judged once passed on: in whatever order they are judged.)
+  t.same(addPet.violations.map((v) => [v.check, v.detail.replace(/^.*?: /, '')]).sort(), [
+    ['request_conformance', 'Request body has a key that would change an object\'s prototype (__proto__, constructor.prototype): Object contains forbidden prototype property'],
+    ['request_conformance', 'Request body repeats a key in one object; each key may appear once']
   ], 'each request the engine refuses, named by what it breaks; no negative_data_rejection for the service that took them, no positive_data_acceptance for the one that refused a byte order mark')
-  t.match(addPet.notes, [/for a bound of its own, not the document's \(.*repeats a key.*\): whether the service took it is not judged/, /prototype.*not judged/, /byte order mark, which RFC 8259 \(8\.1\) lets a service take or refuse/])
+  t.equal(addPet.notes.length, 3)
+  for (const note of [/for a bound of its own, not the document's \(.*repeats a key.*\): whether the service took it is not judged/, /prototype.*not judged/, /byte order mark, which RFC 8259 \(8\.1\) lets a service take or refuse/]) t.ok(addPet.notes.some((n) => note.test(n)), `a note: ${note}`)
 })
 
 t.test('a path the engine cannot decode (%zz), which it answers before any hook: passed on, and counted outside the document', async (t) => {
@@ -370,8 +372,9 @@ t.test('bodies the engine reads itself, past Fastify\'s parsers (multipart, a GE
   // Node's client writes no Content-Length of its own for a GET's body.
   for (const body of ['{"q":"fern"}', '{"query":"fern"}']) await send(proxy.url, 'GET', '/search', { 'content-type': 'application/json', 'content-length': String(body.length) }, body)
   const report = await proxy.report('scans.json')
-  t.same(report.operations.map((o) => [o.method, o.path, o.violations.filter((v) => v.check === 'request_conformance').map((v) => v.detail.replace(/^.*?: /, ''))]), [
-    ['POST', '/scans', ['body/page must be >= 1', 'body must have required property \'file\'']],
+  // Each exchange is judged once its answer is passed on: two in a row may be judged in either order.
+  t.same(report.operations.map((o) => [o.method, o.path, o.violations.filter((v) => v.check === 'request_conformance').map((v) => v.detail.replace(/^.*?: /, '')).sort()]), [
+    ['POST', '/scans', ['body must have required property \'file\'', 'body/page must be >= 1']],
     ['GET', '/search', ['body must have required property \'q\'']]
   ], 'each invalid request named by what breaks it; the valid multipart and GET bodies, nothing')
 })
@@ -396,7 +399,7 @@ t.test('a 401 or 403 to credentials the proxy cannot check is the service\'s wor
   for (const [path, token] of [['/notes', 'good'], ['/notes', 'expired'], ['/notes', 'other-tenant'], ['/status', 'expired']]) statuses.push((await send(proxy.url, 'GET', path, { authorization: `Bearer ${token}` })).status)
   t.same(statuses, [200, 401, 403, 401])
   const report = await proxy.report('notes.json')
-  t.same(report.operations.map((o) => [o.path, o.violations.map((v) => `${v.check} ${v.status}`), o.notes]), [
+  t.same(report.operations.map((o) => [o.path, o.violations.map((v) => `${v.check} ${v.status}`), [...o.notes].sort()]), [
     ['/notes', [], ['answered 401 to credentials the proxy cannot check: its status not judged', 'answered 403 to credentials the proxy cannot check: its status not judged']],
     ['/status', ['status_code_conformance 401'], []]
   ], 'a token refused where the operation asks for one: noted; a 401 where it asks for none: a violation')
