@@ -638,3 +638,22 @@ t.test('an item\'s entity tag, where its answers declare an ETag: a change that 
   t.equal((await patch('*', 4)).statusCode, 200, '* names any')
   t.equal((await app.inject({ method: 'DELETE', url: `/orders/${id}`, headers: { 'if-match': '"stale"' } })).statusCode, 204, 'a change that declares no 412: the condition is not the mock\'s to judge')
 })
+
+t.test('a create under a collection that ends with a slash (Django REST framework\'s /shelves/): its Location is the item\'s own path, /shelves/1/', async (t) => {
+  const shelf = { type: 'object', required: ['id', 'room'], properties: { id: { type: 'integer', readOnly: true }, room: { type: 'string' } } }
+  const json = { content: { 'application/json': { schema: shelf } } }
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Library', version: '1.0.0' },
+    paths: {
+      '/shelves/': { post: { requestBody: { required: true, ...json }, responses: { 201: { description: 'made', headers: { Location: { schema: { type: 'string' } } }, ...json } } } },
+      '/shelves/{id}/': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'a shelf', ...json }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'library.json')
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/shelves/', payload: { room: 'hall' } })
+  t.equal(created.statusCode, 201)
+  t.equal(created.headers.location, `/shelves/${created.json().id}/`, 'the item\'s path, as the document spells it')
+  t.same((await app.inject({ url: created.headers.location as string })).json(), created.json(), 'and read there')
+})

@@ -286,7 +286,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const key = given ?? newKey(resource, items)
       const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), ...parentsOf(resource, params as Value, body), [property]: key })
       const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''))
-      return answer && withLocation(route, answer, `${concretePath(route.path, params as Value)}/${encodeURIComponent(String(key))}`, headers.host)
+      // The item's own path: Django REST framework's ends with a slash, as its collection's does.
+      return answer && withLocation(route, answer, concretePath(resource.item, { ...params as Value, [resource.parameter]: key }), headers.host)
     },
     read (route, resource, { params, headers }) {
       const key = String((params as Value)[resource.parameter])
