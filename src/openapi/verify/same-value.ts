@@ -13,7 +13,8 @@ import { derefSchema } from '../schemas/schema.ts'
 /** The document and the read's schema of a value, where the comparison knows them. */
 export interface ReadAs { doc: OpenApiDocument, schema: unknown }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+/** A JSON object: not null, not a list. */
+export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 const url = (text: string): string | undefined => URL.canParse(text) ? new URL(text).href : undefined
 

@@ -8,7 +8,7 @@ import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { requiredOf, Unbuildable, type Case, type Planner } from './cases.ts'
 import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
-import { alike, holds } from './same-value.ts'
+import { alike, holds, isObject } from './same-value.ts'
 import { bodyReadBack, multipartParts, type HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
@@ -54,7 +54,6 @@ export type ChainExchange = (request: HttpRequest) => Promise<Answer | Error | u
 // A create whose key the client gives, refused as taken (409), is sent with another: so many times in all.
 const CREATE_TRIES = 3
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 const json = (answer: Answer): unknown => { try { return JSON.parse(answer.body.toString('utf8')) } catch { return undefined } }
 const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
 /** An object without its null members, at every depth; a list, as it is (a merge patch replaces it whole). */
