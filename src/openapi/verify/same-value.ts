@@ -7,8 +7,8 @@ import { derefSchema } from '../schemas/schema.ts'
 // the format, that is no change: a date-time read as the same instant (`2019-08-24T14:15:22Z` as
 // `…22.000Z` or `…22+00:00`, as JavaScript's Date, PostgreSQL or Python write it), a float
 // (`format: float`) as float32 keeps it (`0.1` as `0.10000000149011612`), a uri as a URL parser
-// writes it (`https://a.example` as `https://a.example/`), a uuid in either case. Anything else
-// must come back as it was sent.
+// writes it (`https://a.example` as `https://a.example/`), a uuid in either case; a list of unique
+// items (`uniqueItems`) in any order. Anything else must come back as it was sent.
 
 /** The document and the read's schema of a value, where the comparison knows them. */
 export interface ReadAs { doc: OpenApiDocument, schema: unknown }
@@ -35,7 +35,7 @@ function sameIn (format: unknown, read: unknown, written: unknown): boolean {
 
 /**
  * Whether `read` holds what was written: an object's every member, whatever the server added beside
- * them; a list's every item so; anything else equal as sent (a -0 drawn is sent as 0), or, by the
+ * them; a list's every item so (in order, but for a set's); anything else equal as sent (a -0 drawn is sent as 0), or, by the
  * read's schema where given (`as`), the same value in the store's spelling.
  */
 export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
@@ -44,8 +44,17 @@ export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
   // A value one of several shapes (a nullable date-time of 3.0's anyOf, say): held as any of them holds it.
   if (isObject(schema) && [...(schema.anyOf as unknown[] ?? []), ...(schema.oneOf as unknown[] ?? [])].some((branch) => holds(read, written, at(branch)))) return true
   if (Array.isArray(written)) {
+    if (!Array.isArray(read) || read.length !== written.length) return false
     const items = (i: number) => at((schema?.prefixItems as unknown[] | undefined)?.[i] ?? schema?.items)
-    return Array.isArray(read) && read.length === written.length && written.every((value, i) => holds(read[i], value, items(i)))
+    if (schema?.uniqueItems === true && schema.prefixItems === undefined) {
+      // A list of unique items is a set to most stores (a join table, a set type): held in any order.
+      const left = [...read]
+      return written.every((value) => {
+        const found = left.findIndex((item) => holds(item, value, items(0)))
+        return found !== -1 && left.splice(found, 1).length === 1
+      })
+    }
+    return written.every((value, i) => holds(read[i], value, items(i)))
   }
   if (isObject(written)) {
     const declared = as === undefined ? {} : propertiesOf(as.doc, schema)
