@@ -404,3 +404,38 @@ t.test('a 401 or 403 to credentials the proxy cannot check is the service\'s wor
     ['/status', ['status_code_conformance 401'], []]
   ], 'a token refused where the operation asks for one: noted; a 401 where it asks for none: a violation')
 })
+
+t.test('a 304 or 412 to a precondition the client sent (a browser\'s cache: If-None-Match, If-Match) is HTTP\'s own answer, declared or not; to a request without one, it is judged', async (t) => {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1.0.0' },
+    paths: {
+      '/notes/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: { description: 'a note', content: { 'application/json': { schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } } } } } },
+        delete: { responses: { 204: { description: 'gone' } } }
+      }
+    }
+  }
+  // A service whose note has one entity tag, and which answers 304 or 412 whether asked or not.
+  const upstream = createServer((req, res) => {
+    const current = req.headers['if-none-match'] === '"v1"' || req.url === '/notes/2'
+    const changed = (req.headers['if-match'] !== undefined && req.headers['if-match'] !== '"v1"') || req.url === '/notes/3'
+    if (req.method === 'GET' || req.method === 'HEAD') res.writeHead(current ? 304 : 200, { etag: '"v1"', ...(!current && { 'content-type': 'application/json' }) }).end(current ? undefined : '{"text":"hi"}')
+    else res.writeHead(changed ? 412 : 204).end()
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+  const statuses = []
+  for (const [method, path, headers] of [['GET', '/notes/1', {}], ['GET', '/notes/1', { 'if-none-match': '"v1"' }], ['HEAD', '/notes/1', { 'if-none-match': '"v1"' }], ['DELETE', '/notes/1', { 'if-match': '"v0"' }], ['GET', '/notes/2', {}], ['DELETE', '/notes/3', {}]] as const) {
+    statuses.push((await send(proxy.url, method, path, headers)).status)
+  }
+  t.same(statuses, [200, 304, 304, 412, 304, 412])
+  const report = await proxy.report('notes.json')
+  t.same(report.operations.map((o) => [o.method, o.violations.map((v) => `${v.check} ${v.status}`).sort()]), [
+    ['GET', ['status_code_conformance 304']],
+    ['DELETE', ['status_code_conformance 412']]
+  ], 'only the 304 and the 412 to requests that set no precondition')
+  t.same(proxy.logged.map((v) => `${v.operation} ${v.detail.slice(0, 10)} ${/if-(none-)?match/i.test(v.curl)}`), ['GET /notes/{id} status 304 false', 'DELETE /notes/{id} status 412 false'], 'each logged once, none a request with a precondition')
+})

@@ -11,7 +11,7 @@ import { engine } from '../routes/engine.ts'
 import { carriesBody } from './proxy.ts'
 import type { Refusal, RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
-import { judge, type CheckName, type Judge, type Violation } from '../verify/checks.ts'
+import { judge, type CheckName, type Judge, type Sent, type Violation } from '../verify/checks.ts'
 
 // What the proxy decides of one exchange of live traffic, by the engine the mock and the service
 // run on and the verifier's checks. The request, as the proxy received it (its body from the copy
@@ -91,6 +91,9 @@ const MISSING_CREDENTIALS = new MissingCredentialsError('').code
 const OWN_BOUNDS: ReadonlySet<string> = new Set([new DuplicateKeyError().code, new TooDeepError(0).code, new ForbiddenKeyError('').code])
 const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
+// A request's preconditions of HTTP's own (RFC 9110 §13.1), which a browser's cache adds: 304 and 412 answer them.
+const PRECONDITIONS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since']
+
 const DECODERS: Record<string, typeof gunzipSync> = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }
 
 /** The judge of exchanges with `document` (read as 3.1), by the checks in `enabled`; bodies up to `http.bodyLimit`. */
@@ -169,21 +172,22 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
       // RFC 8259 (8.1): no sender adds a byte order mark to JSON, and a receiver may take or refuse one.
       const marked = whole && fault === undefined && body.subarray(0, 3).equals(BOM) && /\bjson\b/i.test(String(headers['content-type']))
       if (marked) notes.push('a JSON body that begins with a byte order mark, which RFC 8259 (8.1) lets a service take or refuse: whether it took it is not judged')
-      violations.push(...answered(route, fault, answer, method === 'HEAD', notes, whole && !ownBound && !marked ? undefined : ANSWER_ONLY))
+      const conditional = PRECONDITIONS.some((name) => headers[name] !== undefined)
+      violations.push(...answered(route, { source: 'traffic', fault, conditional }, answer, method === 'HEAD', notes, whole && !ownBound && !marked ? undefined : ANSWER_ONLY))
       return { route, violations, notes }
     }
   }
 
   /** The answer's violations, by the checks `except` leaves; what cannot be judged of it, in `notes`. A HEAD's answer has no body to judge, its operation declared for HEAD or a GET's (the engine routes a HEAD to its path's GET). */
-  function answered (route: RouteSpec, fault: string | undefined, answer: Exchange['answer'], head: boolean, notes: string[], except?: ReadonlySet<CheckName>): Violation[] {
+  function answered (route: RouteSpec, sent: Sent, answer: Exchange['answer'], head: boolean, notes: string[], except?: ReadonlySet<CheckName>): Violation[] {
     const key = except === undefined ? route : route.pointer
     let judgeOf = judges.get(key)
     if (judgeOf === undefined) judges.set(key, judgeOf = judge(document, route, validators, except === undefined ? enabled : new Set([...enabled].filter((check) => !except.has(check)))))
-    if (head) return judgeOf({ source: 'traffic', fault }, { status: answer.status, headers: flat(answer.headers) })
+    if (head) return judgeOf(sent, { status: answer.status, headers: flat(answer.headers) })
     const decoded = answer.body === undefined ? undefined : decodedBody(answer.headers['content-encoding'], answer.body, http.bodyLimit)
     if (answer.body === undefined) notes.push(`an answer of over ${http.bodyLimit} bytes: its body passed on unjudged`)
     else if (typeof decoded === 'string') notes.push(decoded)
-    return judgeOf({ source: 'traffic', fault }, { status: answer.status, headers: flat(answer.headers), body: typeof decoded === 'string' ? undefined : decoded })
+    return judgeOf(sent, { status: answer.status, headers: flat(answer.headers), body: typeof decoded === 'string' ? undefined : decoded })
   }
 }
 

@@ -65,8 +65,12 @@ const CONTENT_REFUSALS = new Set([400, 415, 422])
 /** The exchange a linked request follows: its operation and its answer's status. */
 export interface LinkedFrom { method: string, path: string, status: number, link: string }
 
-/** What a request was: valid, or invalid for a fault (the verifier's own, or the engine's reason), and where its values came from. */
-export type Sent = Pick<Case, 'source' | 'breaks'> & { fault?: string }
+/**
+ * What a request was: valid, or invalid for a fault (the verifier's own, or the engine's reason),
+ * and where its values came from; `conditional` where it carried a precondition of HTTP's own
+ * (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since: a browser's cache sends them).
+ */
+export type Sent = Pick<Case, 'source' | 'breaks'> & { fault?: string, conditional?: boolean }
 
 export interface Judge { (sent: Sent, answer: JudgedAnswer, from?: LinkedFrom): Violation[] }
 
@@ -104,8 +108,10 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       return out
     }
     const response = responseFor(route.responses, status)
+    // A precondition's answer is HTTP's (RFC 9110 §13.1), declared or not: 304 to a read's, 412 to another's.
+    const precondition = sent.conditional === true && (status === 412 || (status === 304 && (route.method === 'GET' || route.method === 'HEAD')))
     if (response === undefined) {
-      if (!refusal) fail('status_code_conformance', `status ${status}, which the operation does not declare (it declares ${route.responses.map((r) => r.status).join(', ')})`)
+      if (!refusal && !precondition) fail('status_code_conformance', `status ${status}, which the operation does not declare (it declares ${route.responses.map((r) => r.status).join(', ')})`)
       return out
     }
 
