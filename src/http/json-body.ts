@@ -32,7 +32,7 @@ const NINE = 57
 const LOWER_E = 101
 const UPPER_E = 69
 
-function scan (text: string): Scan {
+function scan (text: string, maxDepth = MAX_DEPTH): Scan {
   let keys = 0
   let depth = 0
   let run = 0 // digits and dots in a row, outside strings
@@ -53,7 +53,7 @@ function scan (text: string): Scan {
       if ((c === LOWER_E || c === UPPER_E) && run > 0) mayLosePrecision = true
       else if (c === COLON) keys++
       else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-        if (++depth > MAX_DEPTH) throw new TooDeepError(MAX_DEPTH)
+        if (++depth > maxDepth) throw new TooDeepError(maxDepth)
       } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
       run = 0
     }
@@ -97,6 +97,22 @@ export function parseJsonBody (text: string): unknown {
   // Every key is followed by one colon outside strings: fewer keys parsed means duplicates.
   if (countKeys(value) !== keys) throw new DuplicateKeyError()
   return mayLosePrecision ? losslessParse(text, null, exactNumber) : value
+}
+
+/**
+ * JSON as a service answers it, read as parseJsonBody reads a request's: an integer beyond 2^53
+ * exact (a bigint: an int64 id of Go's or Java's, which JSON.parse would round into another
+ * id), without the bounds a request is held to. Duplicate keys, which the lossless parser
+ * refuses, are read as JSON.parse reads them.
+ */
+export function parseExactJson (text: string): unknown {
+  const value = JSON.parse(text)
+  if (!scan(text, Infinity).mayLosePrecision) return value
+  try {
+    return losslessParse(text, null, exactNumber)
+  } catch {
+    return value
+  }
 }
 
 /**

@@ -640,13 +640,13 @@ t.test('a value read back in the store\'s own spelling of its format (a date-tim
   const doc = { openapi: '3.1.0', info: { title: 'Events', version: '1.0.0' }, paths: {} } as any
   const validators = createValidators(doc)
   const instant = { type: 'string', format: 'date-time' }
-  const schema = { type: 'object', properties: { at: instant, price: { type: 'number', format: 'float' }, site: { type: 'string', format: 'uri' }, ref: { type: 'string', format: 'uuid' }, slots: { type: 'array', items: instant }, ends: { anyOf: [instant, { type: 'null' }] }, name: { type: 'string' }, tags: { type: 'array', uniqueItems: true, items: { type: 'string' } }, steps: { type: 'array', items: { type: 'string' } } } }
-  const sent = { at: '2019-08-24T14:15:22Z', price: 0.1, site: 'https://a.example', ref: 'd0fad5d6-e996-4437-8fb9-5f40bbcfd7cc', slots: ['2019-08-24T16:15:22+02:00'], ends: '2019-08-24T15:00:00.000Z', name: 'Fern', tags: ['shade', 'indoor'], steps: ['water', 'feed'] }
-  t.same(unwritten(doc, validators, schema, undefined, sent, { at: '2019-08-24T14:15:22.000+00:00', price: 0.10000000149011612, site: 'https://a.example/', ref: 'D0FAD5D6-E996-4437-8FB9-5F40BBCFD7CC', slots: ['2019-08-24T14:15:22.000Z'], ends: '2019-08-24T15:00:00Z', name: 'Fern', tags: ['indoor', 'shade'], steps: ['water', 'feed'] }), [], 'each the same value, spelled as a store spells it; the set sorted')
-  t.same(unwritten(doc, validators, schema, undefined, sent, { ...sent, at: '2019-08-24T15:15:22Z', price: 0, slots: ['2019-08-24T16:15:22Z'], name: 'fern', tags: ['indoor', 'indoor'], steps: ['feed', 'water'] }), [
+  const schema = { type: 'object', properties: { at: instant, price: { type: 'number', format: 'float' }, site: { type: 'string', format: 'uri' }, ref: { type: 'string', format: 'uuid' }, slots: { type: 'array', items: instant }, ends: { anyOf: [instant, { type: 'null' }] }, name: { type: 'string' }, tags: { type: 'array', uniqueItems: true, items: { type: 'string' } }, steps: { type: 'array', items: { type: 'string' } }, big: { type: 'integer', format: 'int64' } } }
+  const sent = { at: '2019-08-24T14:15:22Z', price: 0.1, site: 'https://a.example', ref: 'd0fad5d6-e996-4437-8fb9-5f40bbcfd7cc', slots: ['2019-08-24T16:15:22+02:00'], ends: '2019-08-24T15:00:00.000Z', name: 'Fern', tags: ['shade', 'indoor'], steps: ['water', 'feed'], big: 2n ** 60n }
+  t.same(unwritten(doc, validators, schema, undefined, sent, { at: '2019-08-24T14:15:22.000+00:00', price: 0.10000000149011612, site: 'https://a.example/', ref: 'D0FAD5D6-E996-4437-8FB9-5F40BBCFD7CC', slots: ['2019-08-24T14:15:22.000Z'], ends: '2019-08-24T15:00:00Z', name: 'Fern', tags: ['indoor', 'shade'], steps: ['water', 'feed'], big: 2n ** 60n }), [], 'each the same value, spelled as a store spells it; the set sorted; an int64 past 2^53 (a bigint, as the engine reads one)')
+  t.same(unwritten(doc, validators, schema, undefined, sent, { ...sent, at: '2019-08-24T15:15:22Z', price: 0, slots: ['2019-08-24T16:15:22Z'], name: 'fern', tags: ['indoor', 'indoor'], steps: ['feed', 'water'], big: 2n ** 60n + 1n }), [
     'at: written "2019-08-24T14:15:22Z", read "2019-08-24T15:15:22Z"', 'price: written 0.1, read 0', 'slots: written ["2019-08-24T16:15:22+02:00"], read ["2019-08-24T16:15:22Z"]', 'name: written "Fern", read "fern"',
-    'tags: written ["shade","indoor"], read ["indoor","indoor"]', 'steps: written ["water","feed"], read ["feed","water"]'
-  ], 'another instant, another number, a string of no such format otherwise spelled, a set with a member lost, a list (no set) in another order: found')
+    'tags: written ["shade","indoor"], read ["indoor","indoor"]', 'steps: written ["water","feed"], read ["feed","water"]', 'big: written 1152921504606846976, read 1152921504606846977'
+  ], 'another instant, another number, a string of no such format otherwise spelled, a set with a member lost, a list (no set) in another order, an int64 one more: found')
 
   const event = { type: 'object', required: ['id', 'title', 'startsAt'], properties: { id: { type: 'integer', readOnly: true }, title: { type: 'string', minLength: 1, maxLength: 20 }, startsAt: instant, price: { type: 'number', format: 'float', minimum: 0, maximum: 1000, examples: [12.75] }, site: { type: 'string', format: 'uri' }, ref: { type: 'string', format: 'uuid' } }, additionalProperties: false }
   const EVENTS = {
@@ -692,6 +692,60 @@ t.test('a value read back in the store\'s own spelling of its format (a date-tim
     }
     t.same(found.map((v) => v.check), ['read_after_write'], `${fault}: found`)
     t.match(found[0]?.detail, fault === 'a price rounded' ? /price: written [\d.]+, read \d+$/ : fault === 'an offset dropped' ? /startsAt: written "[^"]+[+-]\d\d:\d\d", read "[^"]+\+00:00"/ : /startsAt: written "[^"]+", read "[^"]+\+00:00"/, 'naming what differs')
+  }
+})
+
+t.test('int64 ids past 2^53 (Go\'s, Java\'s, snowflakes): read exactly, each id its own, nothing found; a service that rounds them through a double: unique_keys', async (t) => {
+  const fields = { name: { type: 'string', minLength: 1, maxLength: 30 }, count: { type: 'integer', format: 'int64' } }
+  const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', format: 'int64', readOnly: true }, ...fields } }
+  const write = { required: true, ...json({ type: 'object', required: ['name'], properties: fields, additionalProperties: false }) }
+  const THINGS64 = {
+    openapi: '3.1.0',
+    info: { title: 'Things', version: '1.0.0' },
+    paths: {
+      '/things': { post: { requestBody: write, responses: { 201: { description: 'made', ...json(thing) }, 400: { description: 'bad' } } } },
+      '/things/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } }],
+        get: { responses: { 200: { description: 'a thing', ...json(thing) }, 400: { description: 'bad' }, 404: { description: 'none' } } },
+        put: { requestBody: write, responses: { 200: { description: 'replaced', ...json(thing) }, 400: { description: 'bad' }, 404: { description: 'none' } } },
+        delete: { responses: { 204: { description: 'gone' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  for (const rounds of [false, true]) {
+    // Ids from 2^60 up, kept and written as text, every digit (as Go or Java writes an int64); or,
+    // where it rounds, answered as JavaScript's JSON.stringify writes the double it became.
+    const things = new Map<bigint, string>()
+    let next = 2n ** 60n + 1n
+    const thingText = (id: bigint, body: string): string => `{"id":${rounds ? JSON.stringify(Number(id)) : id},${body.trim().slice(1)}`
+    const { verification } = await verifiedAgainst(t, THINGS64, (req, res, text) => {
+      const raw = /^\/things\/(-?\d{1,19})$/.exec(req.url!)?.[1]
+      const reply = (status: number, body?: string) => { res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' }).end(body) }
+      const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+      const valid = req.headers['content-type'] === 'application/json' && typeof sent?.name === 'string' && sent.name !== '' && [...sent.name].length <= 30 &&
+        (sent.count === undefined || Number.isInteger(sent.count)) && Object.keys(sent).every((name) => name === 'name' || name === 'count')
+      if (req.method === 'POST' && req.url === '/things') {
+        if (!valid) return reply(400)
+        const id = next++
+        things.set(id, text)
+        return reply(201, thingText(id, text))
+      }
+      if (raw === undefined) return reply(/^\/things\/[^/]+$/.test(req.url!) ? 400 : 404)
+      const id = BigInt(raw)
+      if (req.method === 'PUT' && !valid) return reply(400)
+      if (!things.has(id)) return reply(404)
+      if (req.method === 'DELETE') {
+        things.delete(id)
+        return reply(204)
+      }
+      if (req.method === 'PUT') things.set(id, text)
+      reply(200, thingText(id, things.get(id)!))
+    })
+    const found = verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`))
+    if (!rounds) {
+      t.same(found, [], 'every id read exactly: no two alike, each read back, and no schema broken')
+      t.equal(verification.chains.requests, 9, 'the chain to its end: create, create again, read, replace twice, delete, read')
+    } else t.same(found, ['unique_keys: two creates answered with one key, 1152921504606847000'], 'two ids made, rounded to one double')
   }
 })
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
-import { parseJsonBody } from '../../http/json-body.ts'
+import { jsonText, parseJsonBody } from '../../http/json-body.ts'
 import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
 import { parameterValidation } from '../requests/request-validation.ts'
 import { propertiesOf, requiredIn } from '../routes/resources.ts'
@@ -106,7 +106,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     p.in === 'path' && Object.hasOwn(pinned, p.name) && p.schema !== undefined && validators.text(p.schema)(String(pinned[p.name])) ? [[i, pinned[p.name]]] : []))
   const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validatorOf(schema)(value)
   /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
-  const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(JSON.stringify(value ?? {})) : value
+  const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(jsonText(value ?? {})) : value
   /** A body valid as the engine reads it once sent: JSON by its parser; a form or multipart body as its fields come back, each converted from text. */
   const bodyValid = (m: MediaSpec, value: unknown): boolean => {
     if (m.schema === undefined) return true

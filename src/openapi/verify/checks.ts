@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { parseExactJson } from '../../http/json-body.ts'
 import { responseFor } from '../answers/responses.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { bareType, kindOf, matchMedia } from '../requests/bodies.ts'
@@ -142,7 +143,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     if (media.schema === undefined || type === undefined || kindOf(type) !== 'json' || answer.body === undefined) return out
     let value: unknown
     try {
-      value = JSON.parse(answer.body.toString('utf8'))
+      value = parseExactJson(answer.body.toString('utf8'))
     } catch {
       fail('response_schema_conformance', `${status} ${type}: the body is not JSON: ${excerpt(answer.body)}`)
       return out

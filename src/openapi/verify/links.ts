@@ -1,3 +1,4 @@
+import { jsonText, parseExactJson } from '../../http/json-body.ts'
 import { responseFor } from '../answers/responses.ts'
 import type { ParameterSpec, RouteSpec } from '../routes/routes.ts'
 import { valueAt } from '../schemas/schema.ts'
@@ -65,7 +66,7 @@ export function evaluate (value: unknown, exchange: Exchange): unknown {
   if (!value.includes('{$')) return value
   return value.replace(EMBEDDED, (_, inner: string) => {
     const found = expression(inner, exchange)
-    return found === undefined ? '' : typeof found === 'string' ? found : JSON.stringify(found)
+    return found === undefined ? '' : typeof found === 'string' ? found : jsonText(found)
   })
 }
 
@@ -77,7 +78,7 @@ function expression (text: string, { request, parameters, values, answer, baseUr
   if (source === 'body') {
     let body: unknown
     try {
-      body = side === 'request' ? values.body : JSON.parse(answer.body.toString('utf8'))
+      body = side === 'request' ? values.body : parseExactJson(answer.body.toString('utf8'))
     } catch {
       return undefined // not JSON: no pointer reads it
     }

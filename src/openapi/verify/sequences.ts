@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { jsonText, parseExactJson } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
 import { bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
@@ -54,7 +55,7 @@ export type ChainExchange = (request: HttpRequest) => Promise<Answer | Error | u
 // A create whose key the client gives, refused as taken (409), is sent with another: so many times in all.
 const CREATE_TRIES = 3
 
-const json = (answer: Answer): unknown => { try { return JSON.parse(answer.body.toString('utf8')) } catch { return undefined } }
+const json = (answer: Answer): unknown => { try { return parseExactJson(answer.body.toString('utf8')) } catch { return undefined } }
 const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
 /** An object without its null members, at every depth; a list, as it is (a merge patch replaces it whole). */
 const withoutNulls = (value: unknown): unknown => isObject(value) ? Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null).map(([name, inner]) => [name, withoutNulls(inner)])) : value
@@ -95,7 +96,7 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
   return Object.entries(sent).filter(([name, value]) => {
     const property = derefSchema(doc, declared[name])
     return name !== key && property !== undefined && property.readOnly !== true && property.writeOnly !== true && validators.response(property)(value) && !holds((read as any)?.[name], value, { doc, schema: property })
-  }).map(([name, value]) => `${name}: written ${JSON.stringify(value)?.slice(0, 60)}, read ${JSON.stringify((read as any)?.[name])?.slice(0, 60)}`)
+  }).map(([name, value]) => `${name}: written ${jsonText(value)?.slice(0, 60)}, read ${jsonText((read as any)?.[name])?.slice(0, 60)}`)
 }
 
 /**
@@ -113,7 +114,7 @@ export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string 
     const property = derefSchema(doc, declared[name])
     return name !== key && property !== undefined && !required.has(name) && property.readOnly !== true && property.writeOnly !== true && property.default === undefined &&
       property.enum === undefined && property.const === undefined && distinctive(value) && alike((read as any)?.[name], value, { doc, schema: property })
-  }).map(([name, value]) => `${name}: left out, read ${JSON.stringify(value)?.slice(0, 60)}`)
+  }).map(([name, value]) => `${name}: left out, read ${jsonText(value)?.slice(0, 60)}`)
 }
 
 /**
@@ -434,7 +435,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     let etag: string | undefined
     const taken = memory.taken.get(resource) ?? new Set<string>()
     memory.taken.set(resource, taken)
-    const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property !== undefined && resource.property in body ? JSON.stringify(body[resource.property]) : undefined
+    const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property !== undefined && resource.property in body ? jsonText(body[resource.property]) : undefined
     const fresh = (body: unknown): boolean => !taken.has(keyIn(body) ?? '')
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
@@ -489,11 +490,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
           key = given
           written = { body: valueIn(writtenBy(made), envelope), by: route }
           const elsewhere = answer.status === 201 && route === resource.operations.create ? strayLocation(resource, answer.headers.location, key, { ...path, [resource.parameter]: key }) : undefined
-          const found = elsewhere === undefined ? undefined : fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)} made, and its Location names no such item: ${elsewhere}`, route)
+          const found = elsewhere === undefined ? undefined : fail('ensure_resource_availability', `${resource.name} ${jsonText(key)} made, and its Location names no such item: ${elsewhere}`, route)
           if (found !== undefined) return found
         } else if (alike(given, key) && keyIn(made.values.body) === undefined) {
           // Only a key the server chose: two creates of the key a client gives may well be one.
-          const found = fail('unique_keys', `two creates answered with one key, ${JSON.stringify(given)}`, route)
+          const found = fail('unique_keys', `two creates answered with one key, ${jsonText(given)}`, route)
           if (found !== undefined) return found
         }
         continue
@@ -501,11 +502,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       if (step === 'read') {
         if (deleted) {
           const removal = [...sent].reverse().find((s) => s.step === 'delete')!
-          const found = ok(answer) && declares404(route) ? fail('use_after_free', `${resource.name} ${JSON.stringify(key)} deleted (${removal.status}), and read all the same (${answer.status}); the read declares 404`, removal.route) : undefined
+          const found = ok(answer) && declares404(route) ? fail('use_after_free', `${resource.name} ${jsonText(key)} deleted (${removal.status}), and read all the same (${answer.status}); the read declares 404`, removal.route) : undefined
           if (found !== undefined) return found
           continue
         }
-        if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${JSON.stringify(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, creator) ?? stop(`read: answered ${answer.status}`)
+        if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${jsonText(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, creator) ?? stop(`read: answered ${answer.status}`)
         if (!ok(answer)) return stop(`read: answered ${answer.status}`)
         const item = itemOf(resource, answer)
         const schema = readSchema(resource)

@@ -1,3 +1,4 @@
+import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
 import { formBody, formFields, multipartFields } from '../requests/request-validation.ts'
@@ -13,9 +14,9 @@ import { derefSchema } from '../schemas/schema.ts'
 /** A request as the verifier sends it: its path and query are the document's, under the base URL. */
 export interface HttpRequest { method: string, path: string, headers: Record<string, string>, body?: string | Buffer }
 
-const text = (value: unknown): string => typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
+const text = (value: unknown): string => typeof value === 'object' && value !== null ? jsonText(value) : String(value)
 /** JSON in ASCII alone, each other character escaped (\u0100): the same value, and text a header can carry. */
-const asciiJson = (value: unknown): string => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const asciiJson = (value: unknown): string => jsonText(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 const enc = encodeURIComponent
 
 /** A parameter's value spelled as its style says, for a path segment, a header or a cookie (as one piece of text). */
@@ -52,7 +53,7 @@ function deepPairs (prefix: string, value: unknown): string[] {
 /** A query parameter (or a form field) as name=value pairs, its style's. */
 export function queryPairs (p: ParameterSpec, value: unknown): string[] {
   const name = enc(p.name)
-  if (p.contentType !== undefined) return [`${name}=${enc(JSON.stringify(value))}`]
+  if (p.contentType !== undefined) return [`${name}=${enc(jsonText(value))}`]
   if (p.style === 'deepObject' && value !== null && typeof value === 'object') return deepPairs(name, value)
   if (Array.isArray(value)) {
     if (p.style === 'form' && p.explode) return value.map((v) => `${name}=${enc(text(v))}`)
@@ -103,7 +104,7 @@ export function bodyReadBack (doc: OpenApiDocument, media: MediaSpec, value: unk
 export function bodyIn (doc: OpenApiDocument, media: MediaSpec, value: unknown): { type: string, body: string | Buffer } {
   const type = concreteType(media.type)
   switch (kindOf(type)) {
-    case 'json': return { type, body: JSON.stringify(value ?? {}) }
+    case 'json': return { type, body: jsonText(value ?? {}) }
     case 'form': {
       // Each property as the engine reads it (formFields); one the schema does not name, as form.
       const fields = new Map(formFields(doc, media).map((field) => [field.name, field]))
