@@ -45,10 +45,11 @@ const document = {
     '/optional': op('optional', { 'application/json': { schema: item } }, false),
     '/strict': op('strict', { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { size: { enum: ['S', 'M', 'L'] } } } } }),
     '/closed': op('closed', { 'application/json': { schema: { allOf: [{ type: 'object', properties: { size: { type: 'string' } } }], unevaluatedProperties: false } } }),
-    '/query': { get: { operationId: 'query', requestBody: { required: true, content: { 'application/json': { schema: item } } }, responses: { 200: { description: 'echo' } } } }
+    '/query': { get: { operationId: 'query', requestBody: { required: true, content: { 'application/json': { schema: item } } }, responses: { 200: { description: 'echo' } } } },
+    '/bodiless': { delete: { operationId: 'bodiless', responses: { 200: { description: 'echo' } } } }
   }
 }
-const handlers = Object.fromEntries(['json', 'form', 'nested', 'upload', 'text', 'legacy', 'suffixed', 'bytes', 'any', 'anyItem', 'optional', 'strict', 'closed', 'query'].map((id) => [id, echo]))
+const handlers = Object.fromEntries(['json', 'form', 'nested', 'upload', 'text', 'legacy', 'suffixed', 'bytes', 'any', 'anyItem', 'optional', 'strict', 'closed', 'query', 'bodiless'].map((id) => [id, echo]))
 
 function multipart (parts: Array<{ name: string, value: string, filename?: string, type?: string }>): { payload: string, headers: Record<string, string> } {
   const boundary = 'test-boundary-1234'
@@ -81,6 +82,13 @@ t.test('each media type, read and checked as it says', async (t) => {
   t.equal(await body('/any', Buffer.from([1, 2, 3, 4]), 'application/pdf'), '<4 bytes>', 'any type, where the document takes */*')
   t.same(await body('/any', '{"a":1}', 'application/json'), { a: 1 }, 'JSON too')
   t.equal((await app.inject({ method: 'POST', url: '/optional' })).statusCode, 200, 'an optional body, absent')
+  // No content is no body, whatever type it names (a client that sends its Content-Type on every request).
+  for (const type of ['application/json', 'text/csv']) {
+    for (const [method, url] of [['POST', '/optional'], ['DELETE', '/bodiless']] as const) {
+      const res = await app.inject({ method, url, payload: '', headers: { 'content-type': type, 'content-length': '0' } })
+      t.equal(res.statusCode, 200, `${method} ${url} in ${type}, no content: taken as no body (${res.body})`)
+    }
+  }
   const query = await app.inject({ method: 'GET', url: '/query', payload: '{"name":"a"}', headers: { 'content-type': 'application/json' } })
   t.same(query.json().body, { name: 'a' }, 'a GET\'s body the document declares is read')
 })
@@ -93,6 +101,8 @@ t.test('what a body\'s schema or limits refuse: 400, 413, 415', async (t) => {
     t.match(res.json().detail, message)
   }
   await refused('/json', '{"count":2}', 'application/json', 400, /^body must have required property 'name'$/)
+  await refused('/json', '', 'application/json', 400, /^Request body is empty; send a JSON document$/)
+  await refused('/json', '', 'text/csv', 415, /^Unsupported Media Type: text\/csv; send one of/)
   await refused('/json', 'name=a&count=two', 'application/x-www-form-urlencoded', 400, /^body\/count must be integer$/)
   await refused('/json', 'name=a&count=1e999999', 'application/x-www-form-urlencoded', 400, /^body\/count must be a finite number$/)
   await refused('/json', 'name=a&count=9007199254740993', 'application/x-www-form-urlencoded', 400, /^body\/count must be an integer from -9007199254740991 to 9007199254740991/)

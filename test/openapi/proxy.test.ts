@@ -439,3 +439,25 @@ t.test('a 304 or 412 to a precondition the client sent (a browser\'s cache: If-N
   ], 'only the 304 and the 412 to requests that set no precondition')
   t.same(proxy.logged.map((v) => `${v.operation} ${v.detail.slice(0, 10)} ${/if-(none-)?match/i.test(v.curl)}`), ['GET /notes/{id} status 304 false', 'DELETE /notes/{id} status 412 false'], 'each logged once, none a request with a precondition')
 })
+
+t.test('a request with a Content-Type and no body (Content-Length: 0), which Fastify reads a body of: judged, and the report comes', async (t) => {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1.0.0' },
+    paths: {
+      '/notes': { post: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 201: { description: 'made' }, 400: { description: 'bad' } } } },
+      '/notes/{id}': { delete: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 204: { description: 'gone' } } } }
+    }
+  }
+  const upstream = createServer((req, res) => { res.writeHead(req.method === 'POST' ? 400 : 204).end() })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => upstream.close(resolve)))
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+  t.equal((await send(proxy.url, 'DELETE', '/notes/1', { 'content-type': 'text/plain', 'content-length': '0' })).status, 204)
+  t.equal((await send(proxy.url, 'POST', '/notes', { 'content-type': 'application/json', 'content-length': '0' })).status, 400)
+  const report = await Promise.race([proxy.report('notes.json'), sleep(5_000).then(() => undefined)])
+  t.same(report?.operations.map((o) => [o.method, o.violations.map((v) => `${v.check} ${v.status}: ${v.detail}`)]).sort(), [
+    ['DELETE', []],
+    ['POST', ['request_conformance 400: the request breaks the document (400): Request body is empty; send a JSON document']]
+  ], 'within 5 s: the POST without the body it requires named, the DELETE without content taken as without a body')
+})

@@ -8,7 +8,6 @@ import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { giveBody } from '../requests/bodies.ts'
 import { engine } from '../routes/engine.ts'
-import { carriesBody } from './proxy.ts'
 import type { Refusal, RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { judge, type CheckName, type Judge, type Sent, type Violation } from '../verify/checks.ts'
@@ -55,8 +54,13 @@ export interface ExchangeJudge {
 
 /** What the engine decided of a request: the status it would answer, and where it refused it, its operation (if any) and why. */
 interface Decided { status: number, route?: RouteSpec, reason?: string, code?: string }
-/** A request the engine is deciding: the body it reads in place of the request's own, which the proxy has passed on (none where it has none). */
-interface Deciding { body?: Buffer, decided: Omit<Decided, 'status'>, done: (decided: Decided) => void }
+/**
+ * A request the engine is deciding: the body it reads in place of the request's own, which the
+ * proxy has passed on (empty where it has none). Always one: Fastify reads a body where a
+ * Content-Type comes with a Content-Length of 0 too (a DELETE's, a POST's), and the request's own
+ * has ended.
+ */
+interface Deciding { body: Buffer, decided: Omit<Decided, 'status'>, done: (decided: Decided) => void }
 
 /**
  * The engine's answer to a request it decides, which goes nowhere: its end is the decision, with
@@ -107,10 +111,8 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     file,
     setUp: async (app, served) => {
       // The body as the proxy kept it: the request's own has passed on to the upstream.
-      app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void) => {
-        const { body } = decidingOf(reply)
-        if (body === undefined) return done(null, payload)
-        const given = new PassThrough().end(body)
+      app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, _payload: RequestPayload, done: (err: null, payload: RequestPayload) => void) => {
+        const given = new PassThrough().end(decidingOf(reply).body)
         // Read so by Fastify's parsers, and by the engine's where Fastify's leave it unread (multipart, a GET's body).
         giveBody(request.raw, given)
         done(null, given)
@@ -133,12 +135,12 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
   /**
    * The engine's decision on the request as the proxy received it, routed by `url` as the client
    * sent it (under a server's base path or not: the engine takes both), with `body` in place of
-   * its own (none where it was not kept: its operation is decided all the same); its answer goes
+   * its own (empty where it was not kept: its operation is decided all the same); its answer goes
    * nowhere.
    */
   const decide = async (incoming: IncomingMessage, url: string, body: Buffer | undefined): Promise<Decided> => await new Promise((resolve) => {
     incoming.url = url
-    app.routing(incoming, new Decision(incoming, { ...(carriesBody(incoming.headers) && { body: body ?? Buffer.alloc(0) }), decided: {}, done: resolve }))
+    app.routing(incoming, new Decision(incoming, { body: body ?? Buffer.alloc(0), decided: {}, done: resolve }))
   })
 
   return {

@@ -88,22 +88,32 @@ export function bodyParsers (app: FastifyInstance, routes: RouteSpec[], routeOf:
   const declared = routes.flatMap((route) => route.body?.media ?? [])
   const kinds = new Set(declared.map((media) => media.type.includes('*') ? undefined : kindOf(media.type)))
   const anything = declared.some((media) => media.type.includes('*'))
+  // No content (Content-Length: 0) is no body, whatever type it names (RFC 9110 §8.6): where the
+  // operation requires none, none is read (a client that sends its Content-Type on every request,
+  // a DELETE's too). Where it requires one, the type's parser says what is missing.
+  const parser = <Body>(parse: (request: FastifyRequest, body: Body, done: (err: Error | null, body?: unknown) => void) => void) =>
+    (request: FastifyRequest, body: Body, done: (err: Error | null, body?: unknown) => void): void => {
+      if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined && routeOf(request)?.body?.required !== true) done(null, undefined)
+      else parse(request, body, done)
+    }
+  const kept = parser<unknown>((_request, body, done) => done(null, body))
   app.removeAllContentTypeParsers()
   if (kinds.has('json') || anything) {
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
-    app.addContentTypeParser('text/json', { parseAs: 'string' }, jsonBodyParser)
-    app.addContentTypeParser(/^[^/;\s]+\/[^;\s]+\+json(?:\s*;|$)/, { parseAs: 'string' }, jsonBodyParser)
+    const json = parser(jsonBodyParser)
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, json)
+    app.addContentTypeParser('text/json', { parseAs: 'string' }, json)
+    app.addContentTypeParser(/^[^/;\s]+\/[^;\s]+\+json(?:\s*;|$)/, { parseAs: 'string' }, json)
   }
-  if (kinds.has('form') || anything) app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  if (kinds.has('form') || anything) app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, kept)
   // Whatever kindOf calls text: a +xml type under any top-level type too (image/svg+xml, message/imdn+xml).
-  if (kinds.has('text') || anything) app.addContentTypeParser(/^(text\/|application\/xml(?:\s*;|$)|[^/;\s]+\/[^;\s]+\+xml(?:\s*;|$))/, { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  if (kinds.has('text') || anything) app.addContentTypeParser(/^(text\/|application\/xml(?:\s*;|$)|[^/;\s]+\/[^;\s]+\+xml(?:\s*;|$))/, { parseAs: 'string' }, kept)
   // Left unread: its parts are streamed by the validation (readMultipart), which knows the operation.
   if (kinds.has('multipart') || anything) app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null))
   const bytes = new Set(declared.filter((media) => !media.type.includes('*') && kindOf(media.type) === 'bytes').map((media) => media.type))
-  for (const type of bytes) app.addContentTypeParser(type, { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+  for (const type of bytes) app.addContentTypeParser(type, { parseAs: 'buffer' }, kept)
   // Every other media type: bytes, where the document takes a range; else 415, the body unread.
-  if (anything) app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
-  else app.addContentTypeParser('*', (request, _payload, done) => done(unsupported(request.headers['content-type'], routeOf(request)?.body?.media ?? declared)))
+  if (anything) app.addContentTypeParser('*', { parseAs: 'buffer' }, kept)
+  else app.addContentTypeParser('*', parser((request, _payload, done) => done(unsupported(request.headers['content-type'], routeOf(request)?.body?.media ?? declared))))
 }
 
 /** True for a request whose body is multipart, left unread by its parser. */
