@@ -220,6 +220,15 @@ t.test('a list whose items no value satisfies is answered empty, which its schem
   t.same(res.json(), [])
 })
 
+t.test('a string of a pattern shorter than its minLength at its fewest repeats is answered long enough and matching', async (t) => {
+  // As AWS Payment Cryptography's: ^[0-9]+$ at least 3 long, a key ARN whose shortest match is 69 characters of 70.
+  const output = { type: 'object', required: ['data', 'arn'], properties: { data: { type: 'string', pattern: '^[0-9]+$', minLength: 3, maxLength: 5 }, arn: { type: 'string', pattern: '^arn:aws:key/[0-9a-zA-Z]{16,64}$', minLength: 40 } } }
+  const document = { openapi: '3.0.0', info: { title: 'Keys', version: '1.0.0' }, paths: { '/keys': { get: { responses: { 200: { description: 'a key', content: { 'application/json': { schema: output } } } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'keys.json')
+  t.teardown(() => app.close())
+  t.same((await app.inject({ method: 'GET', url: '/keys' })).json(), { data: '000', arn: 'arn:aws:key/0000000000000000000000000000' })
+})
+
 t.test('the access log leaves out an API key the document puts in the query, and any credential the query names', async (t) => {
   const document = {
     openapi: '3.0.3',

@@ -95,7 +95,8 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
     case 'format': return params.format in FORMATS ? { ...here, by: FORMATS[params.format] } : undefined
     case 'enum': return { ...here, by: params.allowedValues[0] }
     case 'const': return { ...here, by: params.allowedValue }
-    case 'minLength': return { ...here, by: String(current ?? '').padEnd(params.limit, 'a') }
+    // Longer by its own last character, which a pattern's last repeat takes more of (`^[0-9]+$`'s 0).
+    case 'minLength': return { ...here, by: String(current ?? '').padEnd(params.limit, String(current ?? '').at(-1) ?? 'a') }
     case 'maxLength': return { ...here, by: String(current ?? '').slice(0, params.limit) }
     case 'minimum': case 'maximum': return { ...here, by: params.limit }
     case 'exclusiveMinimum': return { ...here, by: params.limit + 1 }
