@@ -107,11 +107,12 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
       example: { 'application/json': { schema: { type: 'object', required: ['why'], properties: { why: { type: 'string' } } }, example: { why: 'no good' } } },
       xml: { 'application/xml': { example: '<refused/>' } },
       problems: { 'application/*+json': {} },
+      schemaless: { 'application/json': {} },
       bytes: { 'application/octet-stream': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } } } },
       bare: undefined
     }).map(([name, content]) => [`/${name}`, { get: { operationId: name, parameters: [{ name: 'n', in: 'query', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'ok' }, 400: { description: 'refused', ...(content !== undefined && { content }) } } } }]))
   }
-  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'legacy', 'example', 'xml', 'problems', 'bytes', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
+  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'legacy', 'example', 'xml', 'problems', 'schemaless', 'bytes', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
   const refused = async (name: string) => await refusing.inject({ url: `/${name}?n=x` })
   const text = await refused('text')
   t.same([text.statusCode, text.headers['content-type'], text.body], [400, 'text/plain; charset=utf-8', 'querystring/n must be integer'], 'a text type: the message, as text')
@@ -123,6 +124,8 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
   t.same([xml.headers['content-type'], xml.body], ['application/xml', '<refused/>'], 'XML: the example')
   const problems = await refused('problems')
   t.equal(problems.headers['content-type'], 'application/problem+json; charset=utf-8', 'a range that takes problem details: problem details')
+  const schemaless = await refused('schemaless')
+  t.same([schemaless.headers['content-type'], schemaless.json().detail], ['application/json; charset=utf-8', 'querystring/n must be integer'], 'JSON of no schema (any JSON): problem details, in the type declared')
   const bytes = await refused('bytes')
   t.equal(bytes.headers['content-type'], 'application/octet-stream', 'bytes (as Azure\'s documents declare their errors): in that type')
   t.equal(bytes.body, 'querystring/n must be integer', 'the message, as bytes')

@@ -12,7 +12,7 @@ import type { Validators } from '../schemas/validation.ts'
 // that can hold the status (error, code, status…) and a string property for the message
 // (message, detail…), which the result passes. The Plant Store's Error, {error, message}, is one.
 // Where the operation declares the status in media types none of which can take the message, the
-// answer keeps to them still: problem details where they take those, the message as text in a
+// answer keeps to them still: problem details where they take those (in the JSON type it declares), the message as text in a
 // text type, else the document's example of that answer, or a value of its schema (samples.ts),
 // else the message as the bytes of a byte type it declares (application/octet-stream). A
 // status the operation does not declare takes the shape its document's errors share; where
@@ -82,7 +82,10 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
   if (filled !== undefined) return filled
   // No content declared, or one that takes problem details (*/*, application/*+json…) where its schema does too.
   const ranged = matchMedia(response.media, PROBLEM)
-  if (response.media.length === 0 || (ranged !== undefined && (ranged.schema === undefined || validators.response(ranged.schema)(JSON.parse(problem(500, 'An error').body as string))))) return problem
+  const takesProblem = (media: MediaSpec): boolean => media.schema === undefined || validators.response(media.schema)(JSON.parse(problem(500, 'An error').body as string))
+  if (response.media.length === 0 || (ranged !== undefined && takesProblem(ranged))) return problem
+  // A JSON type that takes any JSON (no schema, as xtrf's `default`), or problem details: those, in that type.
+  if (json !== undefined && takesProblem(json)) return (status, message) => ({ body: problem(status, message).body, type: contentTypeOf(json) })
   const text = response.media.find((m) => m.type.startsWith('text/') && !isJson(m))
   if (text !== undefined) return (_status, message) => ({ body: message, type: `${text.type === 'text/*' ? 'text/plain' : text.type}; charset=utf-8` })
   const typed = (media: MediaSpec, body: unknown): ErrorWriter => () => ({ body, type: contentTypeOf(media) })
