@@ -749,6 +749,56 @@ t.test('int64 ids past 2^53 (Go\'s, Java\'s, snowflakes): read exactly, each id 
   }
 })
 
+t.test('a service that keeps an email unique (409 where one is taken, as by the operation\'s own requests): each write sent again with another body, chains to their end, nothing found; one whose replace keeps the old name: read_after_write', async (t) => {
+  const fields = { email: { type: 'string', format: 'email', maxLength: 80 }, name: { type: 'string', maxLength: 20 } }
+  const member = { type: 'object', required: ['id', 'email'], properties: { id: { type: 'integer', readOnly: true }, ...fields } }
+  const write = { required: true, ...json({ type: 'object', required: ['email'], properties: fields, additionalProperties: false }) }
+  const MEMBERS = {
+    openapi: '3.1.0',
+    info: { title: 'Members', version: '1.0.0' },
+    paths: {
+      '/members': { post: { requestBody: write, responses: { 201: { description: 'made', ...json(member) }, 400: { description: 'bad' }, 409: { description: 'email taken' } } } },
+      '/members/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: { description: 'a member', ...json(member) }, 404: { description: 'none' } } },
+        put: { requestBody: write, responses: { 200: { description: 'replaced', ...json(member) }, 400: { description: 'bad' }, 404: { description: 'none' }, 409: { description: 'email taken' } } },
+        delete: { responses: { 204: { description: 'gone' }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  for (const keepsName of [false, true]) {
+    const members = new Map<number, { email: string, name?: string }>()
+    let next = 1
+    const { verification } = await verifiedAgainst(t, MEMBERS, (req, res, text) => {
+      const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+      const valid = req.headers['content-type'] === 'application/json' && typeof sent?.email === 'string' && /^[^@\s]+@[^@\s]+$/.test(sent.email) && sent.email.length <= 80 &&
+        (sent.name === undefined || (typeof sent.name === 'string' && [...sent.name].length <= 20)) && Object.keys(sent).every((name) => name === 'email' || name === 'name')
+      const id = Number(/^\/members\/(\d+)$/.exec(req.url!)?.[1] ?? NaN)
+      const taken = (email: string) => [...members].some(([other, m]) => other !== id && m.email.toLowerCase() === email.toLowerCase())
+      if (req.method === 'POST' || req.method === 'PUT') {
+        if (!valid) return answer(res, 400)
+        if (req.method === 'PUT' && !members.has(id)) return answer(res, 404)
+        if (taken(sent.email)) return answer(res, 409)
+        const made = req.method === 'POST' ? next++ : id
+        members.set(made, { email: sent.email, ...(keepsName && members.get(made)?.name !== undefined ? { name: members.get(made)!.name } : sent.name !== undefined && { name: sent.name }) })
+        return answer(res, req.method === 'POST' ? 201 : 200, { id: made, ...members.get(made) })
+      }
+      if (!members.has(id)) return answer(res, 404)
+      if (req.method === 'DELETE') {
+        members.delete(id)
+        return answer(res, 204)
+      }
+      answer(res, 200, { id, ...members.get(id) })
+    })
+    const found = verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}`))
+    const notes = verification.operations.flatMap((o) => o.notes.filter((note) => note.startsWith('sequence')))
+    if (!keepsName) {
+      t.same([found, notes], [[], []], 'nothing found, every chain to its end: no write stopped by a conflict')
+      t.ok(verification.chains.requests > 9, `${verification.chains.requests} requests: create, create again, read, replace, read, replace all, read, delete, read, and the writes a conflict refused`)
+    } else t.same(found, ['PUT /members/{id} read_after_write'], 'the name a replace wrote, not kept')
+  }
+})
+
 t.test('a write answered 202 (accepted, not yet done): nothing after it is judged, and a note says so; a create done at once and a delete accepted for later, the same', async (t) => {
   const job = { type: 'object', required: ['id', 'task'], properties: { id: { type: 'integer', readOnly: true }, task: { type: 'string', minLength: 1, maxLength: 20 } } }
   const JOBS = {

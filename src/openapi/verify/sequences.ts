@@ -19,7 +19,8 @@ import { bodyReadBack, multipartParts, type HttpRequest } from './spelling.ts'
 // ETag to a write's If-Match; a resource a PUT makes under the key in its path
 // starts with that PUT, under a key of the document's (its sample); a key the client gives in a
 // create's body is one no create of the run has sent (another, where the service says it is
-// taken). A patch in JSON Patch (RFC 6902) is sent as `add` operations of members a create would
+// taken); a create refused as a conflict (409: an email or a name a service keeps unique, taken
+// by an earlier request) is sent again with another body. A patch in JSON Patch (RFC 6902) is sent as `add` operations of members a create would
 // send; bodies that hold the item in the answers' envelope (JSON:API's {"data": …}) are compared
 // within it, and name the item's key where they have it. Each parent is made first
 // where the document shows how. A change refused as the client's fault (4xx) changed nothing: the
@@ -52,8 +53,8 @@ export interface ChainAnswerViolation extends SequenceViolation { chain: ChainSt
 /** Sends a request of a chain; undefined when the run's bounds are spent, an Error when nothing came back. */
 export type ChainExchange = (request: HttpRequest) => Promise<Answer | Error | undefined>
 
-// A create whose key the client gives, refused as taken (409), is sent with another: so many times in all.
-const CREATE_TRIES = 3
+// A write refused as a conflict (409) is sent with another body: so many times in all.
+const WRITE_TRIES = 3
 
 const json = (answer: Answer): unknown => { try { return parseExactJson(answer.body.toString('utf8')) } catch { return undefined } }
 const ok = (answer: Answer): boolean => answer.status >= 200 && answer.status < 300
@@ -138,8 +139,8 @@ export function chainOf (resource: Resource): ChainStep[] {
   return steps
 }
 
-/** A write's valid bodies: the document's and drawn ones (in `rounds` of twenty more), and the one of its required properties alone. */
-interface Bodies { bodies: unknown[], required: unknown, rounds: number }
+/** A write's valid bodies: the document's (the first `fixed`) and drawn ones (in `rounds` of twenty more), and the one of its required properties alone. */
+interface Bodies { bodies: unknown[], fixed: number, required: unknown, rounds: number }
 
 /** What the chains of one run share, whichever operation's requests they are counted as. */
 export interface ChainMemory {
@@ -150,9 +151,11 @@ export interface ChainMemory {
    * not sent before, as a client making a new item would, where a service refuses a key taken.
    */
   taken: Map<Resource, Set<string>>
+  /** A write's bodies refused as a conflict (409), as sent, and the document's own beside them: none is sent again. */
+  conflicts: Map<RouteSpec, Set<string>>
 }
 
-export const chainMemory = (): ChainMemory => ({ bodies: new Map(), taken: new Map() })
+export const chainMemory = (): ChainMemory => ({ bodies: new Map(), taken: new Map(), conflicts: new Map() })
 
 /** Runs chains of one document: each resource's, and its shrinking. */
 export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, judgeOf: (route: RouteSpec) => Judge, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number, memory: ChainMemory) {
@@ -234,7 +237,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const plan = planOf(route)
       if (found === undefined) {
         const fixed = plan.fixed().filter((c) => c.kind === 'valid')
-        found = { bodies: [...valid(plan, fixed.map((c) => c.values.body)), ...drawnBodies(plan, 0)], required: fixed.find((c) => c.source === 'minimal')?.values.body, rounds: 0 }
+        const documented = valid(plan, fixed.map((c) => c.values.body))
+        found = { bodies: [...documented, ...drawnBodies(plan, 0)], fixed: documented.length, required: fixed.find((c) => c.source === 'minimal')?.values.body, rounds: 0 }
       } else {
         found.bodies.push(...drawnBodies(plan, ++found.rounds))
       }
@@ -436,7 +440,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const taken = memory.taken.get(resource) ?? new Set<string>()
     memory.taken.set(resource, taken)
     const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property !== undefined && resource.property in body ? jsonText(body[resource.property]) : undefined
-    const fresh = (body: unknown): boolean => !taken.has(keyIn(body) ?? '')
+    const conflictsOf = (route: RouteSpec): Set<string> => {
+      let found = memory.conflicts.get(route)
+      if (found === undefined) memory.conflicts.set(route, found = new Set())
+      return found
+    }
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
       const action = step === 'patch all' ? 'patch' : step === 'replace all' ? 'replace' : step
@@ -446,20 +454,30 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const envelope = bodyEnvelope(doc, resource, route)
       let made: Case | Error
       let answer: Answer | Error | undefined
+      const withBody = step !== 'read' && step !== 'delete'
+      // A JSON Patch is made from what is there: no other body takes its place.
+      const patches = action === 'patch' && isJsonPatch(planOf(route))
+      const conflicts = conflictsOf(route)
+      // A body no conflict refused, and for a create, one whose key (where the client gives it) no create has sent.
+      const fresh = (body: unknown): boolean => !conflicts.has(jsonText(body)) && !(creates && taken.has(keyIn(body) ?? ''))
       for (let tries = 1; ; tries++) {
         const at = creates ? path : { ...path, [resource.parameter]: key }
-        const values = action === 'patch' && isJsonPatch(planOf(route)) ? bodiesOf(creator) : undefined
+        const values = patches ? bodiesOf(creator) : undefined
         made = (values === undefined || values instanceof Unbuildable ? undefined : jsonPatchOf(route, values.bodies, { path: at, current: written?.body, whole: action !== step, etag, key: resource.property })) ??
-          requestOf(route, { path: at, withBody: step !== 'read' && step !== 'delete', current: step === 'create again' ? undefined : written?.body, named: keys.named, ...(!creates && { own: ownKeyIn(resource, route, envelope, key) }), envelope, partial: action === 'patch', whole: action !== step, etag, ...(creates && { fresh }) })
+          requestOf(route, { path: at, withBody, current: step === 'create again' ? undefined : written?.body, named: keys.named, ...(!creates && { own: ownKeyIn(resource, route, envelope, key) }), envelope, partial: action === 'patch', whole: action !== step, etag, fresh })
         if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, refused, sent, steps: upTo }
         // Taken as it is sent: a chain run beside this one takes another.
         const given = creates ? keyIn(made.values.body) : undefined
         if (given !== undefined) taken.add(given)
         answer = await send(made.request)
         if (answer === undefined) return undefined
-        // A key the client gives, taken (409 Conflict: by an earlier request, or by data already
-        // there): another is tried, as a client would; the refused create is no step of the chain.
-        if (given === undefined || answer instanceof Error || answer.status !== 409 || tries === CREATE_TRIES) break
+        // A conflict (409: a key the client gives, or a value the service keeps unique, taken by an
+        // earlier request or by data already there): another body is tried, as a client would; the
+        // refused write is no step of the chain.
+        if (!withBody || patches || answer instanceof Error || answer.status !== 409 || tries === WRITE_TRIES) break
+        // The document's own bodies, which the operation's requests sent already, alike in what it keeps unique: drawn ones next.
+        const found = bodiesOf(route)
+        for (const body of [made.values.body, ...(found instanceof Unbuildable ? [] : found.bodies.slice(0, found.fixed))]) conflicts.add(jsonText(body))
       }
       const record: SentStep = { step, route, request: made.request, secrets: made.secrets }
       sent.push(record)
