@@ -278,11 +278,12 @@ t.test('a request in absolute form, from a client that uses the proxy as its HTT
   t.same(report.coverage?.outside, [], 'and not as a path outside the document')
 })
 
-t.test('credentials the document does not name, in a header or the query, are kept out of the log and the report as well', async (t) => {
+t.test('credentials the document does not name, in a header or the query, are kept out of the log and the report as well; a short one only where it is sent', async (t) => {
   const pets = await startPets(t)
   const proxy = await startProxy(t, pets.url)
   // limit=500 breaks the document: a violation, with its curl command.
-  await send(proxy.url, 'GET', '/pets?limit=500&access_token=query-token-1&apiKey=query-key-2&author=Ann', {
+  // min_key=0 (Spotify's musical key, a credential by its name): hidden where it is, not in the host's 127.0.0.1 nor in 500.
+  await send(proxy.url, 'GET', '/pets?limit=500&access_token=query-token-1&apiKey=query-key-2&author=Ann&min_key=0', {
     ...auth, 'x-api-key': 'gateway-key-3', 'X-Auth-Token': 'header-token-4', 'x-request-id': 'req-5'
   })
   const report = await proxy.report('pets.json')
@@ -292,6 +293,7 @@ t.test('credentials the document does not name, in a header or the query, are ke
   }
   for (const variable of ['"$AUTHORIZATION"', '"$ACCESS_TOKEN"', '"$API_KEY"', '"$X_API_KEY"', '"$X_AUTH_TOKEN"']) t.ok(curl.includes(variable), `${variable} in its place: ${curl}`)
   t.ok(curl.includes('author=Ann') && curl.includes('x-request-id: req-5'), 'and what holds no credential as it was sent')
+  t.match(curl, /'http:\/\/127\.0\.0\.1:\d+\/pets\?limit=500&access_token='"\$ACCESS_TOKEN"'&apiKey='"\$API_KEY"'&author=Ann&min_key='"\$MIN_KEY" -H /, 'the short one in its place alone')
 })
 
 t.test('a client that speaks to the proxy as to the document\'s server sends its paths under the server\'s base path: judged as the document\'s paths', async (t) => {

@@ -17,31 +17,44 @@ const WHOLE = { authorization: 'AUTHORIZATION', 'proxy-authorization': 'PROXY_AU
 /** A name as a shell variable's: `x-api-key` and `apiKey` as X_API_KEY and API_KEY. */
 const variableOf = (name: string): string => wordsOf(name).join('_').toUpperCase() || 'CREDENTIAL'
 
+// A value this long is no other text of the request: hidden wherever it is (a token the body repeats).
+// A shorter one ('0' of a `min_key`) is hidden where it is sent, and nowhere else: elsewhere it
+// would be the host's address, another parameter's value.
+const SECRET_CHARACTERS = 8
+
 export function replayOf (upstream: string, keys: ReturnType<typeof apiKeyNames>, { method, url, headers, body }: { method: string, url: string, headers: IncomingHttpHeaders, body?: Buffer }): string {
   const secrets: Secret[] = []
-  const secret = (value: string, variable: string): void => {
-    if (value === '') return
-    // One variable, one value: a second name spelled alike gets a variable of its own.
-    let name = variable
-    for (let n = 2; secrets.some((other) => other.variable === name && other.value !== value); n++) name = `${variable}_${n}`
-    secrets.push({ value, variable: name })
+  const variables = new Map<string, string>()
+  /** A credential's value hidden where it is sent: a mark (control characters, which no URL or header holds) that the command shows as its variable. */
+  const hidden = (value: string, variable: string): string => {
+    if (value === '') return value
+    let name = variables.get(value)
+    if (name === undefined) {
+      // One variable, one value: a second name spelled alike gets a variable of its own.
+      name = variable
+      for (let n = 2; [...variables.values()].includes(name); n++) name = `${variable}_${n}`
+      variables.set(value, name)
+      if (value.length >= SECRET_CHARACTERS) secrets.push({ value, variable: name })
+    }
+    const mark = `\u0000${name}\u0000`
+    secrets.push({ value: mark, variable: name })
+    return mark
   }
   const sent: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || SENDERS_OWN.has(name)) continue
     const text = Array.isArray(value) ? value.join(', ') : value
-    sent[name] = text
-    if (WHOLE[name] !== undefined) secret(text, WHOLE[name])
-    else if (keys.headers.includes(name)) secret(text, `API_KEY_${keys.headers.indexOf(name) + 1}`)
-    else if (namesCredential(name)) secret(text, variableOf(name))
+    const variable = WHOLE[name] ?? (keys.headers.includes(name) ? `API_KEY_${keys.headers.indexOf(name) + 1}` : namesCredential(name) ? variableOf(name) : undefined)
+    sent[name] = variable === undefined ? text : hidden(text, variable)
   }
   // A key in the query, as the URL spells it.
-  for (const { name, value = '' } of spelledQuery(url)) {
+  const pairs = spelledQuery(url).map(({ pair, name, value }) => {
     const at = keys.query.indexOf(name)
-    if (at >= 0) secret(value, `API_KEY_Q${at + 1}`)
-    else if (namesCredential(name)) secret(value, variableOf(name))
-  }
+    const variable = at >= 0 ? `API_KEY_Q${at + 1}` : namesCredential(name) ? variableOf(name) : undefined
+    return value === undefined || variable === undefined ? pair : `${pair.slice(0, pair.length - value.length)}${hidden(value, variable)}`
+  })
+  const path = pairs.length === 0 ? url : `${url.slice(0, url.indexOf('?'))}?${pairs.join('&')}`
   // The longest first: a value within another is replaced in it.
   secrets.sort((a, b) => b.value.length - a.value.length)
-  return curlOf(upstream, { method, path: url, headers: sent, body: body?.length === 0 ? undefined : body }, secrets)
+  return curlOf(upstream, { method, path, headers: sent, body: body?.length === 0 ? undefined : body }, secrets)
 }
