@@ -491,3 +491,25 @@ t.test('a body without a property its others require (3.1\'s dependentRequired, 
     t.ok(found.some((v) => v.detail === 'an invalid request (body without a property its others require) accepted with 201'), `${named}: found`)
   }
 })
+
+t.test('a header\'s value as HTTP carries it, without the spaces about it: a pattern that leaves a character open sampled with no space; one that ends in a space, no valid request, so none refused', async (t) => {
+  const header = (pattern: string) => [{ name: 'X-Bearer', in: 'header', required: true, schema: { type: 'string', pattern } }]
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Headers', version: '1.0.0' },
+    paths: {
+      // As Amazon Chime's x-amz-chime-bearer: an ARN whose last part begins with any character but a slash.
+      '/open': { get: { parameters: header('^arn:[a-z]{0,3}:[^/].{0,10}$'), responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } },
+      '/spaced': { get: { parameters: header('^x[ ]$'), responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } }
+    }
+  }
+  const { send } = await serving(t, (req, res) => {
+    const pattern = new RegExp(document.paths[req.url as '/open' | '/spaced'].get.parameters[0].schema.pattern)
+    res.writeHead(pattern.test(String(req.headers['x-bearer'])) ? 200 : 400).end()
+  })
+  const verification = await verify(structuredClone(document) as any, send, { seed: 42 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.path} ${v.check}: ${v.detail}`)), [], 'no valid request refused')
+  const [open, spaced] = verification.operations
+  t.ok(open.sent.some((s) => s.kind === 'valid' && s.status === 200), 'the open one verified with a value the service takes')
+  t.match(spaced.notes.join('\n'), /no valid request could be made: the engine reads the sample otherwise: headers\/x-bearer must match pattern/, 'the spaced one: none sent as valid, and a note says why')
+})

@@ -48,18 +48,37 @@ const FORMATS: Record<string, unknown> = {
 }
 
 // A CommonJS module whose default export is the class.
-const RandExp = ((RandExpModule as unknown as { default?: typeof RandExpModule }).default ?? RandExpModule) as unknown as new (pattern: string) => { randInt: (from: number, to: number) => number, gen: () => string }
+const RandExp = ((RandExpModule as unknown as { default?: typeof RandExpModule }).default ?? RandExpModule) as unknown as new (pattern: string) => { randInt: (from: number, to: number) => number, defaultRange: { subtract: (from: number, to?: number) => void }, gen: () => string }
+
+/** Whether ECMAScript's pattern takes `text`; false for one it cannot read. */
+function takes (pattern: string, text: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(text)
+  } catch {
+    return false
+  }
+}
 
 /**
  * A string a pattern takes: the first (each choice its first, each repeat its fewest), or one drawn
- * at random (`drawn`); a brace that is no quantifier read as itself, as ECMAScript reads it.
+ * at random (`drawn`); a brace that is no quantifier read as itself, as ECMAScript reads it. The
+ * first begins and ends with no space where the pattern leaves the character open (`.`, `[^/]`):
+ * a header's value loses one there on the way (RFC 9110 §5.5).
  */
 export function matching (pattern: string, drawn = false): string | undefined {
   for (const source of [pattern, pattern.replace(/\{(?!\d+(?:,\d*)?\})/g, '\\{').replace(/(?<!\{\d+(?:,\d*)?)\}/g, '\\}')]) {
     try {
-      const generator = new RandExp(source)
-      if (!drawn) generator.randInt = (from: number) => from
-      return generator.gen()
+      if (drawn) return new RandExp(source).gen()
+      const first = (spaceless: boolean): string => {
+        const generator = new RandExp(source)
+        generator.randInt = (from: number) => from
+        if (spaceless) generator.defaultRange.subtract(32)
+        return generator.gen()
+      }
+      const made = first(false)
+      if (!/^\s|\s$/.test(made)) return made
+      const other = first(true)
+      return takes(source, other) ? other : made
     } catch {}
   }
   return undefined

@@ -159,7 +159,9 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       parameters.forEach((p, i) => {
         if (p.in === 'path' && values.parameters[i] !== undefined) params[routerName[p.name]] = decodeURIComponent(spelled(p, values.parameters[i], encodeURIComponent))
       })
-      return checkParameters({ params, url: request.path, headers: request.headers })
+      // A header's value as it arrives: HTTP drops the spaces and tabs about it (RFC 9110 §5.5).
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, value.replace(/^[ \t]+|[ \t]+$/g, '')]))
+      return checkParameters({ params, url: request.path, headers })
     } catch (err) {
       return err as Error // a value no URL can hold (a lone surrogate), say
     }
