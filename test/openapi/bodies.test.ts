@@ -1,6 +1,7 @@
 import t from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
+import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
 import { echo, engineApp } from '../helpers/engine.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
@@ -162,4 +163,16 @@ t.test('the verifier writes every body as the engine reads it: nothing found aga
     t.same(operation.violations.map((v) => `${v.check}: ${v.detail}`), [], `${operation.method} ${operation.path}`)
     t.ok(operation.sent.some((sent) => sent.kind === 'valid' && sent.status === 200), 'valid requests sent, and answered 200')
   }
+})
+
+t.test('an optional form whose one property is required: its empty form is no body, as the engine reads it over HTTP (Content-Length: 0), so the verifier sends it as no invalid request', async (t) => {
+  // As a directory document's POST /v0.1/PlayStop/.
+  const stop = { post: { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } } } }, responses: { 200: { description: 'stopped' } } } }
+  const { app, document: model } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: { openapi: '3.1.0', info: { title: 'Play', version: '1.0.0' }, paths: { '/stop': stop } } }, 'play.yaml')
+  t.teardown(() => app.close())
+  const http = httpTransport(await app.listen({ port: 0, host: '127.0.0.1' }), { timeoutMs: 10_000, connections: 2 })
+  t.teardown(http.close)
+  const [operation] = (await verify(model, http.send, { seed: 1, generated: 3 })).operations
+  t.same(operation.violations.map((v) => `${v.check}: ${v.detail}`), [], 'nothing found')
+  t.ok(operation.sent.some((sent) => sent.kind === 'valid' && sent.status === 200), 'valid requests sent, and taken')
 })
