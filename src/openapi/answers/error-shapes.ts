@@ -12,9 +12,10 @@ import type { Validators } from '../schemas/validation.ts'
 // that can hold the status (error, code, status…) and a string property for the message
 // (message, detail…), which the result passes. The Plant Store's Error, {error, message}, is one.
 // Where the operation declares the status in media types none of which can take the message, the
-// answer keeps to them still: problem details where they take those (in the JSON type it declares), the message as text in a
-// text type, else the document's example of that answer, or a value of its schema (samples.ts),
-// else the message as the bytes of a byte type it declares (application/octet-stream). A
+// answer keeps to them still: problem details where they take those (in the JSON type declared,
+// where that is not theirs), the message as text in a text type, else the document's example of
+// that answer, or a value of its schema (samples.ts), else the message as the bytes of a byte
+// type it declares (application/octet-stream). A
 // status the operation does not declare takes the shape its document's errors share; where
 // nothing fits, RFC 9457's problem details (application/problem+json).
 
