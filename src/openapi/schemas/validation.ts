@@ -51,6 +51,32 @@ function int64Checked (node: Record<string, any>): Record<string, any> {
 }
 
 /**
+ * An answer is read exactly (http/json-body.ts, parseExactJson): an integer past 2^53 arrives as a
+ * bigint there too, one the schema does not call int64 as well (NetBox bounds its by ±2^63). In
+ * an answer it is the integer it is: taken by the wholeNumber keyword in place of `type: integer`.
+ * A number's keywords (its bounds) are not checked on a bigint, as for an int64.
+ */
+function wholeNumberChecked (node: Record<string, any>): Record<string, any> {
+  const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type]
+  if (!types.includes('integer')) return node
+  const { type, ...rest } = node
+  const others = types.filter((t) => t !== 'integer')
+  if (others.length === 0) return { ...rest, wholeNumber: true }
+  return { ...rest, anyOf: [{ wholeNumber: true }, { type: others }] }
+}
+
+const wholeNumberKeyword: KeywordDefinition = {
+  keyword: 'wholeNumber',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function validate (_schema: boolean, data: unknown) {
+    if (typeof data === 'bigint' || Number.isInteger(data)) return true
+    ;(validate as any).errors = [{ keyword: 'type', message: 'must be integer', params: { type: 'integer' } }]
+    return false
+  }
+}
+
+/**
  * For values that arrive as text, which Ajv converts unchecked: "1e999999" to Infinity, and
  * "9007199254740993" to the integer ...992, rounded. A number read from text must be finite, and
  * an integer the schema does not call int64 (kept exact, above) must fit a number exactly.
@@ -203,6 +229,7 @@ function createAjv (coerce: boolean): Ajv2020 {
   addFormats(ajv)
   ajv.addKeyword(int64Keyword(coerce))
   ajv.addKeyword(exactNumberKeyword)
+  ajv.addKeyword(wholeNumberKeyword)
   ajv.addKeyword(discriminatorKeyword)
   ajv.addKeyword(textUnionKeyword)
   return ajv
@@ -227,7 +254,7 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
     // and what int64 leaves an integer is checked to be exact.
     const prepared = (schema: JsonSchema): AnySchema => coerce
       ? rewritten(rewritten(rewritten(schema, textUnion), int64Checked), exactNumberChecked)
-      : rewritten(schema, int64Checked)
+      : view === 'response' ? rewritten(rewritten(schema, int64Checked), wholeNumberChecked) : rewritten(schema, int64Checked)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
     // One validator a schema, whoever asks for it and however often: compiled once, at its first use.
