@@ -514,16 +514,18 @@ t.test('a header\'s value as HTTP carries it, without the spaces about it: a pat
   t.match(spaced.notes.join('\n'), /no valid request could be made: the engine reads the sample otherwise: headers\/x-bearer must match pattern/, 'the spaced one: none sent as valid, and a note says why')
 })
 
-t.test('an answer\'s integers past 2^53: an int64 read exactly, and a plain integer so large (NetBox\'s bounds, ±2^63) taken as the integer it is: both valid; past its bounds still found', async (t) => {
+t.test('an answer\'s integers past 2^53: an int64 read exactly, and a plain integer so large (NetBox\'s bounds, ±2^63) taken as the integer it is, in a number too: valid; past its bounds still found', async (t) => {
   const document = {
     openapi: '3.1.0',
     info: { title: 'Circuits', version: '1.0.0' },
-    paths: { '/circuits/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'a circuit', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'integer', format: 'int64' }, identifier: { type: ['integer', 'null'], minimum: -9223372036854775808, maximum: 9223372036854775807 } } } } } } } } } }
+    paths: { '/circuits/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'a circuit', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'integer', format: 'int64' }, identifier: { type: ['integer', 'null'], minimum: -(2 ** 63), maximum: 2 ** 63 }, x: { type: 'number', format: 'double' } } } } } } } } } }
   }
   const route = routeList(document as any).routes[0]
   const judged = judge(document as any, route, createValidators(document as any), new Set(['response_schema_conformance']))
   const answered = (body: string) => judged({ source: 'sample' }, { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) }).map((v) => v.detail)
-  t.same(answered('{"id":1152921504606846977,"identifier":9223372036854775807}'), [], 'both valid')
+  t.same(answered('{"id":1152921504606846977,"identifier":9223372036854775807,"x":-91174141133075340}'), [], 'each valid, and a double that is a large integer (EVE Online\'s positions)')
+  t.same(answered('{"x":1.5}'), [], 'a double')
+  t.match(answered('{"identifier":1.5}'), [/\/identifier must be integer/], 'a fraction where an integer is declared: found')
   t.same(answered('{"id":1152921504606846977,"identifier":null}'), [], 'the int64 alone')
   t.match(answered('{"id":1152921504606846977,"identifier":1e30}'), [/the body breaks its schema: \/identifier must be <= 922337203685477\d{4}$/], 'a plain integer past its maximum: found')
 })

@@ -52,26 +52,28 @@ function int64Checked (node: Record<string, any>): Record<string, any> {
 
 /**
  * An answer is read exactly (http/json-body.ts, parseExactJson): an integer past 2^53 arrives as a
- * bigint there too, one the schema does not call int64 as well (NetBox bounds its by ±2^63). In
- * an answer it is the integer it is: taken by the wholeNumber keyword in place of `type: integer`.
- * A number's keywords (its bounds) are not checked on a bigint, as for an int64.
+ * bigint there, one the schema does not call int64 too (NetBox bounds its integers by ±2^63, EVE
+ * Online's positions are such doubles). In an answer it is the number it is: `type: integer` and
+ * `number` are checked by the numeric keyword, which takes a bigint as well. A number's keywords
+ * (its bounds) are not checked on a bigint, as for an int64.
  */
-function wholeNumberChecked (node: Record<string, any>): Record<string, any> {
+function numericChecked (node: Record<string, any>): Record<string, any> {
   const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type]
-  if (!types.includes('integer')) return node
+  const numeric = types.includes('number') ? 'number' : types.includes('integer') ? 'integer' : undefined
+  if (numeric === undefined) return node
   const { type, ...rest } = node
-  const others = types.filter((t) => t !== 'integer')
-  if (others.length === 0) return { ...rest, wholeNumber: true }
-  return { ...rest, anyOf: [{ wholeNumber: true }, { type: others }] }
+  const others = types.filter((t) => t !== 'integer' && t !== 'number')
+  if (others.length === 0) return { ...rest, numeric }
+  return { ...rest, anyOf: [{ numeric }, { type: others }] }
 }
 
-const wholeNumberKeyword: KeywordDefinition = {
-  keyword: 'wholeNumber',
-  schemaType: 'boolean',
+const numericKeyword: KeywordDefinition = {
+  keyword: 'numeric',
+  schemaType: 'string',
   errors: true,
-  validate: function validate (_schema: boolean, data: unknown) {
-    if (typeof data === 'bigint' || Number.isInteger(data)) return true
-    ;(validate as any).errors = [{ keyword: 'type', message: 'must be integer', params: { type: 'integer' } }]
+  validate: function validate (kind: string, data: unknown) {
+    if (typeof data === 'bigint' || (kind === 'number' ? Number.isFinite(data) : Number.isInteger(data))) return true
+    ;(validate as any).errors = [{ keyword: 'type', message: `must be ${kind}`, params: { type: kind } }]
     return false
   }
 }
@@ -229,7 +231,7 @@ function createAjv (coerce: boolean): Ajv2020 {
   addFormats(ajv)
   ajv.addKeyword(int64Keyword(coerce))
   ajv.addKeyword(exactNumberKeyword)
-  ajv.addKeyword(wholeNumberKeyword)
+  ajv.addKeyword(numericKeyword)
   ajv.addKeyword(discriminatorKeyword)
   ajv.addKeyword(textUnionKeyword)
   return ajv
@@ -254,7 +256,7 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
     // and what int64 leaves an integer is checked to be exact.
     const prepared = (schema: JsonSchema): AnySchema => coerce
       ? rewritten(rewritten(rewritten(schema, textUnion), int64Checked), exactNumberChecked)
-      : view === 'response' ? rewritten(rewritten(schema, int64Checked), wholeNumberChecked) : rewritten(schema, int64Checked)
+      : view === 'response' ? rewritten(rewritten(schema, int64Checked), numericChecked) : rewritten(schema, int64Checked)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
     // One validator a schema, whoever asks for it and however often: compiled once, at its first use.
