@@ -8,6 +8,7 @@ import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { giveBody } from '../requests/bodies.ts'
 import { engine } from '../routes/engine.ts'
+import { carriesBody } from './proxy.ts'
 import type { Refusal, RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { judge, type CheckName, type Judge, type Sent, type Violation } from '../verify/checks.ts'
@@ -56,11 +57,10 @@ export interface ExchangeJudge {
 interface Decided { status: number, route?: RouteSpec, reason?: string, code?: string }
 /**
  * A request the engine is deciding: the body it reads in place of the request's own, which the
- * proxy has passed on (empty where it has none). Always one: Fastify reads a body where a
- * Content-Type comes with a Content-Length of 0 too (a DELETE's, a POST's), and the request's own
- * has ended.
+ * proxy has passed on; none where the request says it has none and names no media type (Fastify
+ * reads a body where a Content-Type comes with a Content-Length of 0 too, a DELETE's, a POST's).
  */
-interface Deciding { body: Buffer, decided: Omit<Decided, 'status'>, done: (decided: Decided) => void }
+interface Deciding { body?: Buffer, decided: Omit<Decided, 'status'>, done: (decided: Decided) => void }
 
 /**
  * The engine's answer to a request it decides, which goes nowhere: its end is the decision, with
@@ -111,8 +111,10 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
     file,
     setUp: async (app, served) => {
       // The body as the proxy kept it: the request's own has passed on to the upstream.
-      app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, _payload: RequestPayload, done: (err: null, payload: RequestPayload) => void) => {
-        const given = new PassThrough().end(decidingOf(reply).body)
+      app.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void) => {
+        const { body } = decidingOf(reply)
+        if (body === undefined) return done(null, payload)
+        const given = new PassThrough().end(body)
         // Read so by Fastify's parsers, and by the engine's where Fastify's leave it unread (multipart, a GET's body).
         giveBody(request.raw, given)
         done(null, given)
@@ -135,12 +137,13 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
   /**
    * The engine's decision on the request as the proxy received it, routed by `url` as the client
    * sent it (under a server's base path or not: the engine takes both), with `body` in place of
-   * its own (empty where it was not kept: its operation is decided all the same); its answer goes
+   * its own (none where it was not kept: its operation is decided all the same); its answer goes
    * nowhere.
    */
   const decide = async (incoming: IncomingMessage, url: string, body: Buffer | undefined): Promise<Decided> => await new Promise((resolve) => {
     incoming.url = url
-    app.routing(incoming, new Decision(incoming, { body: body ?? Buffer.alloc(0), decided: {}, done: resolve }))
+    const read = carriesBody(incoming.headers) || incoming.headers['content-type'] !== undefined
+    app.routing(incoming, new Decision(incoming, { ...(read && { body: body ?? Buffer.alloc(0) }), decided: {}, done: resolve }))
   })
 
   return {
