@@ -108,11 +108,13 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
       xml: { 'application/xml': { example: '<refused/>' } },
       problems: { 'application/*+json': {} },
       schemaless: { 'application/json': {} },
+      vendor: { 'application/vnd.goa.error': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }, example: { id: 'bad_request' } } },
+      word: { 'application/json': { schema: { type: 'string', enum: ['bad'] } } },
       bytes: { 'application/octet-stream': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } } } },
       bare: undefined
     }).map(([name, content]) => [`/${name}`, { get: { operationId: name, parameters: [{ name: 'n', in: 'query', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'ok' }, 400: { description: 'refused', ...(content !== undefined && { content }) } } } }]))
   }
-  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'legacy', 'example', 'xml', 'problems', 'schemaless', 'bytes', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
+  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'legacy', 'example', 'xml', 'problems', 'schemaless', 'vendor', 'word', 'bytes', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
   const refused = async (name: string) => await refusing.inject({ url: `/${name}?n=x` })
   const text = await refused('text')
   t.same([text.statusCode, text.headers['content-type'], text.body], [400, 'text/plain; charset=utf-8', 'querystring/n must be integer'], 'a text type: the message, as text')
@@ -126,6 +128,10 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
   t.equal(problems.headers['content-type'], 'application/problem+json; charset=utf-8', 'a range that takes problem details: problem details')
   const schemaless = await refused('schemaless')
   t.same([schemaless.headers['content-type'], schemaless.json().detail], ['application/json; charset=utf-8', 'querystring/n must be integer'], 'JSON of no schema (any JSON): problem details, in the type declared')
+  const vendor = await refused('vendor')
+  t.same([vendor.statusCode, vendor.headers['content-type'], vendor.body], [400, 'application/vnd.goa.error', '{"id":"bad_request"}'], 'an object in a vendor type (Goa\'s errors): its example, as JSON text')
+  const word = await refused('word')
+  t.same([word.headers['content-type'], word.body], ['application/json; charset=utf-8', '"bad"'], 'a JSON string: a value of its schema, in JSON')
   const bytes = await refused('bytes')
   t.equal(bytes.headers['content-type'], 'application/octet-stream', 'bytes (as Azure\'s documents declare their errors): in that type')
   t.equal(bytes.body, 'querystring/n must be integer', 'the message, as bytes')

@@ -89,7 +89,12 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
   if (json !== undefined && takesProblem(json)) return (status, message) => ({ body: problem(status, message).body, type: contentTypeOf(json) })
   const text = response.media.find((m) => m.type.startsWith('text/') && !isJson(m))
   if (text !== undefined) return (_status, message) => ({ body: message, type: `${text.type === 'text/*' ? 'text/plain' : text.type}; charset=utf-8` })
-  const typed = (media: MediaSpec, body: unknown): ErrorWriter => () => ({ body, type: contentTypeOf(media) })
+  // A value in its media type's bytes: text as it is; JSON as JSON, a string too ("bad"), and so a
+  // vendor type's object (application/vnd.goa.error), which no serializer of Fastify's writes.
+  const typed = (media: MediaSpec, value: unknown): ErrorWriter => {
+    const body = typeof value === 'string' && !isJson(media) ? value : JSON.stringify(value)
+    return () => ({ body, type: contentTypeOf(media) })
+  }
   // The document's own example of the answer, one its schema takes; else a sample of it (XML unchecked, as the mock answers it).
   for (const media of response.media) {
     const validate = isJson(media) && media.schema !== undefined ? validators.response(media.schema) : undefined
