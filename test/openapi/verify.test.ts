@@ -529,3 +529,26 @@ t.test('an answer\'s integers past 2^53: an int64 read exactly, and a plain inte
   t.same(answered('{"id":1152921504606846977,"identifier":null}'), [], 'the int64 alone')
   t.match(answered('{"id":1152921504606846977,"identifier":1e30}'), [/the body breaks its schema: \/identifier must be <= 922337203685477\d{4}$/], 'a plain integer past its maximum: found')
 })
+
+t.test('an operation that answers only 101 (a WebSocket handshake) is left out, saying why; the project\'s mock answers none of its requests 101', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const { injectTransport } = await import('../helpers/inject-transport.ts')
+  // As edrv.io's GET /v1/realtime.
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Realtime', version: '1.0.0' },
+    paths: {
+      '/realtime': { get: { parameters: [{ name: 'sec-websocket-protocol', in: 'header', required: true, schema: { type: 'string' } }], responses: { 101: { description: 'Upgrade connection' } } } },
+      '/events': { get: { responses: { 101: { description: 'Upgrade connection' }, 200: { description: 'the events so far' } } } }
+    }
+  }
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'realtime.json')
+  t.teardown(() => app.close())
+  const statuses = await Promise.all([{}, { prefer: 'code=101' }].map(async (asked) => (await app.inject({ url: '/realtime', headers: { 'sec-websocket-protocol': 'jwt', ...asked } })).statusCode))
+  t.notOk(statuses.includes(101), `the mock switches no protocol: ${statuses.join(', ')}`)
+  t.equal((await app.inject({ url: '/events' })).statusCode, 200, 'where a 200 is declared beside it, that')
+  const verification = await verify(served, injectTransport(app), { seed: 1 })
+  t.same(verification.refused.map((r) => `${r.operation}: ${r.problem}`), ['GET /realtime: answers only 101, switching protocols (a WebSocket handshake): HTTP requests alone do not verify it'])
+  t.same(verification.operations.map((o) => `${o.method} ${o.path} ${o.violations.length}`), ['GET /events 0'], 'the other verified, nothing found')
+})

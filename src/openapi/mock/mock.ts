@@ -54,10 +54,14 @@ function preferences (header: unknown): { code?: number, example?: string } {
 /** The status an answer of this Response Object has: its own, its range's first (200 for 2XX), 200 for default. */
 const statusOf = (response: ResponseSpec, wanted?: number): number => wanted ?? (response.status === 'default' ? 200 : Number(response.status.replace('XX', '00')))
 
-/** The operation's answer when the client asks for none: its first success, else the first it declares. */
+/**
+ * The operation's answer when the client asks for none: its first success, else the first it
+ * declares but a 1xx (101, a WebSocket handshake: the mock switches no protocol, and a 101 with
+ * nothing after it would hold its client until its timeout).
+ */
 function usual (route: RouteSpec): ResponseSpec | undefined {
   const order = (status: string) => status === 'default' ? 3 : status.startsWith('2') ? (status.endsWith('XX') ? 1 : 0) : 4
-  return [...route.responses].sort((a, b) => order(a.status) - order(b.status) || a.status.localeCompare(b.status))[0]
+  return [...route.responses].filter((r) => !r.status.startsWith('1')).sort((a, b) => order(a.status) - order(b.status) || a.status.localeCompare(b.status))[0]
 }
 
 export interface Mock {
@@ -171,7 +175,9 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
     const remembered = remembering?.(route)
     return async (input: HandlerInput): Promise<Answer> => {
       const { headers } = input
-      const { code, example } = preferences(headers.prefer)
+      const { code: preferred, example } = preferences(headers.prefer)
+      // A 1xx asked for is not answered: the mock switches no protocol.
+      const code = preferred !== undefined && preferred >= 200 ? preferred : undefined
       if (code === undefined && example === undefined) {
         // What clients wrote first: a create of the document's example is remembered, and read back, as any other.
         const answer = remembered?.(input)

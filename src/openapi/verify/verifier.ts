@@ -106,9 +106,14 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   const settings = { ...DEFAULTS, ...options }
   const started = Date.now()
   const { routes, refused } = routeList(doc)
-  // What the engine cannot serve it cannot verify: an operation whose security names no scheme of the document.
+  // What the engine cannot serve it cannot verify: an operation whose security names no scheme of
+  // the document. Nor one that only switches protocols (101, a WebSocket handshake): its answer is
+  // the start of another protocol, which no HTTP request of the verifier's follows.
+  const switching = (route: RouteSpec): string | undefined => route.responses.length > 0 && route.responses.every((r) => r.status.startsWith('1'))
+    ? `answers only ${route.responses.map((r) => r.status).join(', ')}, switching protocols (a WebSocket handshake): HTTP requests alone do not verify it`
+    : undefined
   const served = routes.filter((route) => {
-    const problem = undefinedSchemeOf(route, doc)
+    const problem = undefinedSchemeOf(route, doc) ?? switching(route)
     if (problem !== undefined) refused.push({ operation: `${route.method} ${route.path}`, pointer: route.pointer, problem })
     return problem === undefined
   })
