@@ -1,13 +1,18 @@
 import { createServer, type RequestListener } from 'node:http'
 import { createServer as createNetServer } from 'node:net'
 import t, { type Test } from 'tap'
+import { buildMock } from '../../src/cli/mock-app.ts'
+import { loadConfig } from '../../src/config.ts'
 import { routeList } from '../../src/openapi/routes/routes.ts'
 import { createValidators } from '../../src/openapi/schemas/validation.ts'
+import { edgesOf } from '../../src/openapi/verify/bounds.ts'
 import { judge } from '../../src/openapi/verify/checks.ts'
+import { wrongCredentialsFor } from '../../src/openapi/verify/credentials.ts'
 import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { evaluate, type Exchange } from '../../src/openapi/verify/links.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
 import { verify, type VerifyOptions } from '../../src/openapi/verify/verifier.ts'
+import { injectTransport } from '../helpers/inject-transport.ts'
 import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
 
 // The verifier against a service written by hand (test/helpers/pets-service.ts), over real HTTP:
@@ -228,9 +233,6 @@ t.test('no answer is the service failing: a connection refused, or none in time;
 })
 
 t.test('a required query parameter that is also the operation\'s API key is not left out as a fault: its credentials would send it all the same', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
   // As SoundCloud's GET /connect: client_id a required parameter, and the ClientId scheme's key.
   const document = {
     openapi: '3.0.3',
@@ -256,9 +258,6 @@ t.test('a valid request refused for data that is not there is told apart from on
 })
 
 t.test('a form or multipart body is called valid only as the engine reads it back: no empty list in parts, no list as a whole form', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
   // As EVE Marketer's POST /marketstat (a required list of ids, in multipart) and AGCO's IQA codes (a list of text, as JSON and as a form).
   const codes = { type: 'array', items: { type: 'string' } }
   const document = {
@@ -279,10 +278,6 @@ t.test('a form or multipart body is called valid only as the engine reads it bac
 })
 
 t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the engine takes each one at its bounds and refuses each one past them', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
-  const { edgesOf } = await import('../../src/openapi/verify/bounds.ts')
   const properties = {
     size: { type: 'integer', minimum: 2, maximum: 40, multipleOf: 2 },
     code: { type: 'string', minLength: 3, maxLength: 5 },
@@ -362,9 +357,6 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
 })
 
 t.test('a list parameter\'s items past their bounds: an enum of statuses to filter by, its first item not one of them', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
   const filtered = {
     openapi: '3.1.0',
     info: { title: 'Orders', version: '1.0.0' },
@@ -382,9 +374,6 @@ t.test('a list parameter\'s items past their bounds: an enum of statuses to filt
 })
 
 t.test('a body composed with allOf, one part requiring what another declares: sent without it, and with it of the wrong type', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
   const composed = {
     openapi: '3.0.3',
     info: { title: 'Tasks', version: '1.0.0' },
@@ -420,7 +409,6 @@ t.test('integers of format int32 are drawn within its range: as many generated r
 })
 
 t.test('credentials that are not the ones given: each scheme\'s stand-in, the user\'s other headers kept; none where nothing of the user\'s would be left out', async (t) => {
-  const { wrongCredentialsFor } = await import('../../src/openapi/verify/credentials.ts')
   const document = structuredClone(PETS) as any
   const route = routeList(document).routes.find((r) => r.operationId === 'listPets')!
   const wrong = (given: Parameters<typeof wrongCredentialsFor>[2]) => wrongCredentialsFor(document, route, given)?.headers
@@ -433,9 +421,6 @@ t.test('credentials that are not the ones given: each scheme\'s stand-in, the us
 })
 
 t.test('a form\'s fields at and past their bounds, read as the engine reads a form: the mock takes each at its bounds and refuses each past them', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
   const form = { type: 'object', required: ['qty'], properties: { qty: { type: 'integer', minimum: 1, maximum: 9 }, note: { type: 'string', maxLength: 4 } } }
   const document = { openapi: '3.1.0', info: { title: 'Forms', version: '1.0.0' }, paths: { '/orders': { post: { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form } } }, responses: { 201: { description: 'made' }, 400: { description: 'bad' } } } } } }
   const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'forms.json')
@@ -447,8 +432,6 @@ t.test('a form\'s fields at and past their bounds, read as the engine reads a fo
 })
 
 t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text outside ASCII sent escaped (\\u0100), which a header can carry, and each taken', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
   const metadata = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, parent: { type: 'string' } } }
   const document = {
     openapi: '3.0.3',
@@ -467,9 +450,6 @@ t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text
 })
 
 t.test('a body without a property its others require (3.1\'s dependentRequired, an if\'s then): sent, refused by the mock, found where taken', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
   const body = (schema: object) => ({
     openapi: '3.1.0',
     info: { title: 'Tasks', version: '1.0.0' },
@@ -531,9 +511,6 @@ t.test('an answer\'s integers past 2^53: an int64 read exactly, and a plain inte
 })
 
 t.test('an operation that answers only 101 (a WebSocket handshake) is left out, saying why; the project\'s mock answers none of its requests 101', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
-  const { injectTransport } = await import('../helpers/inject-transport.ts')
   // As edrv.io's GET /v1/realtime.
   const document = {
     openapi: '3.0.3',
