@@ -35,19 +35,25 @@ function rewritten (node: any, rule: (node: Record<string, any>) => Record<strin
   return rule(out)
 }
 
+const typesOf = (node: Record<string, any>): unknown[] => Array.isArray(node.type) ? node.type : [node.type]
+
+/** The node with `check` in place of its types `replaced`: alone, or beside its other types. */
+function checkedInstead (node: Record<string, any>, replaced: string[], check: Record<string, unknown>): Record<string, any> {
+  const { type, ...rest } = node
+  const others = typesOf(node).filter((t) => !replaced.includes(t as string))
+  if (others.length === 0) return { ...rest, ...check }
+  return { ...rest, anyOf: [check, { type: others }] }
+}
+
 /**
  * Integers beyond 2^53 reach the validator as bigint (see http/json-body.ts), which JSON Schema's
  * `type: integer` cannot accept. So wherever a schema says `format: int64`, its integer type
  * is checked by the int64 keyword instead, which accepts number and bigint alike.
  */
 function int64Checked (node: Record<string, any>): Record<string, any> {
-  if (node.format !== 'int64') return node
-  const { type, format, ...rest } = node
-  const types: string[] = Array.isArray(type) ? type : [type]
-  if (!types.includes('integer')) return node
-  const others = types.filter((t) => t !== 'integer')
-  if (others.length === 0) return { ...rest, int64: true }
-  return { ...rest, anyOf: [{ int64: true }, { type: others }] }
+  if (node.format !== 'int64' || !typesOf(node).includes('integer')) return node
+  const { format, ...rest } = node
+  return checkedInstead(rest, ['integer'], { int64: true })
 }
 
 /**
@@ -58,13 +64,9 @@ function int64Checked (node: Record<string, any>): Record<string, any> {
  * (its bounds) are not checked on a bigint, as for an int64.
  */
 function numericChecked (node: Record<string, any>): Record<string, any> {
-  const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type]
+  const types = typesOf(node)
   const numeric = types.includes('number') ? 'number' : types.includes('integer') ? 'integer' : undefined
-  if (numeric === undefined) return node
-  const { type, ...rest } = node
-  const others = types.filter((t) => t !== 'integer' && t !== 'number')
-  if (others.length === 0) return { ...rest, numeric }
-  return { ...rest, anyOf: [{ numeric }, { type: others }] }
+  return numeric === undefined ? node : checkedInstead(node, ['integer', 'number'], { numeric })
 }
 
 const numericKeyword: KeywordDefinition = {
@@ -84,7 +86,7 @@ const numericKeyword: KeywordDefinition = {
  * an integer the schema does not call int64 (kept exact, above) must fit a number exactly.
  */
 function exactNumberChecked (node: Record<string, any>): Record<string, any> {
-  const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type]
+  const types = typesOf(node)
   if (types.includes('number')) return { ...node, exactNumber: 'number' }
   return types.includes('integer') ? { ...node, exactNumber: 'integer' } : node
 }
