@@ -18,10 +18,10 @@ import { bodyReadBack, multipartParts, type HttpRequest } from './spelling.ts'
 // read) with the key carried from the create's answer (its body, else Location) and the item's
 // ETag to a write's If-Match; a resource a PUT makes under the key in its path
 // starts with that PUT, under a key of the document's (its sample); a key the client gives in a
-// create's body is one no create of the run has sent (another, where the service says it is
-// taken); a create refused as a conflict (409: an email or a name a service keeps unique, taken
-// by an earlier request) is sent again with another body. A patch in JSON Patch (RFC 6902) is sent as `add` operations of members a create would
-// send; bodies that hold the item in the answers' envelope (JSON:API's {"data": …}) are compared
+// create's body is one no create of the run has sent; a write refused as a conflict (409: that
+// key, or an email or a name a service keeps unique, taken by an earlier request) is sent again
+// with another body. A patch in JSON Patch (RFC 6902) is sent as `add` operations of members a
+// create would send; bodies that hold the item in the answers' envelope (JSON:API's {"data": …}) are compared
 // within it, and name the item's key where they have it. Each parent is made first
 // where the document shows how. A change refused as the client's fault (4xx) changed nothing: the
 // chain goes on without it. Each answer is judged as its operation's are (its status, media
@@ -440,11 +440,6 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const taken = memory.taken.get(resource) ?? new Set<string>()
     memory.taken.set(resource, taken)
     const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property !== undefined && resource.property in body ? jsonText(body[resource.property]) : undefined
-    const conflictsOf = (route: RouteSpec): Set<string> => {
-      let found = memory.conflicts.get(route)
-      if (found === undefined) memory.conflicts.set(route, found = new Set())
-      return found
-    }
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
       const action = step === 'patch all' ? 'patch' : step === 'replace all' ? 'replace' : step
@@ -457,7 +452,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const withBody = step !== 'read' && step !== 'delete'
       // A JSON Patch is made from what is there: no other body takes its place.
       const patches = action === 'patch' && isJsonPatch(planOf(route))
-      const conflicts = conflictsOf(route)
+      const conflicts = memory.conflicts.get(route) ?? new Set<string>()
+      memory.conflicts.set(route, conflicts)
       // A body no conflict refused, and for a create, one whose key (where the client gives it) no create has sent.
       const fresh = (body: unknown): boolean => !conflicts.has(jsonText(body)) && !(creates && taken.has(keyIn(body) ?? ''))
       for (let tries = 1; ; tries++) {
