@@ -1,0 +1,10 @@
+// Preloaded into every process of a test run (scripts/with-postgres.ts puts it first in
+// NODE_OPTIONS, ahead of tap's own hook): tap's process-info hook reads each module it tracks
+// again, splits it into lines and parses its source map, for `tap --changed` and for coverage.
+// Here coverage is of src/ alone, and the modules of node_modules (some 860 in a test that builds
+// the app) cost 0.3–0.4 s of CPU in every test process, a tenth of npm test's wall time. So its
+// tracking skips node_modules, but for tap's own packages: the hook writes a process's record only
+// if it began with the first module it tracked, which is tap's, before the test's own. The
+// variable is @tapjs/processinfo's (tap's runner sets it, to the pattern below less
+// node_modules); were it to go, the tests run as before, slower.
+process.env._TAPJS_PROCESSINFO_EXCLUDE_ = String(/(^(node|tapmock):|[\\/](\.tap|tap-snapshots)[\\/]|[\\/]node_modules[\\/](?!@tapjs[\\/]))/)
