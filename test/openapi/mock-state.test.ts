@@ -92,6 +92,24 @@ t.test('a create answers what was written, a read reads it back, a list lists it
   t.same((await app.inject({ url: '/orders' })).json().items.map((o: any) => o.id), [1, second.id], 'gone from the list')
 })
 
+t.test('a writeOnly property whose name holds a slash or a tilde is kept and never answered', async (t) => {
+  const account = { type: 'object', required: ['name'], properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' }, 'pass/word~': { type: 'string', writeOnly: true } } }
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Accounts', version: '1.0.0' },
+    paths: {
+      '/accounts': { post: { requestBody: { required: true, ...json(account) }, responses: { 201: { description: 'created', ...json(account) } } } },
+      '/accounts/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'an account', ...json(account) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'accounts.json')
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/accounts', payload: { name: 'Ada', 'pass/word~': 'secret' } })
+  t.equal(created.statusCode, 201)
+  t.same(created.json(), { id: created.json().id, name: 'Ada' })
+  t.same((await app.inject({ url: `/accounts/${created.json().id}` })).json(), created.json())
+})
+
 t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {
   const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, extra: { type: 'object' }, size: { type: 'integer', format: 'int64' } } }
   const operations = { type: 'array', items: { type: 'object', required: ['op', 'path'], properties: { op: { type: 'string' }, path: { type: 'string' }, from: { type: 'string' }, value: {} } } }

@@ -16,7 +16,10 @@ export class DocumentError extends Error {
   }
 }
 
+/** A name as one token of a JSON pointer (RFC 6901): `a/b~c` is a~1b~0c. */
+export const pointerToken = (token: string | number): string => String(token).replace(/~/g, '~0').replace(/\//g, '~1')
+
 /** The JSON pointer of a path under the document's root: ['paths', '/pets', 'get'] is #/paths/~1pets/get. */
 export function pointerOf (...tokens: Array<string | number>): string {
-  return '#' + tokens.map((token) => '/' + String(token).replace(/~/g, '~0').replace(/\//g, '~1')).join('')
+  return '#' + tokens.map((token) => '/' + pointerToken(token)).join('')
 }

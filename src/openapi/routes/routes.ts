@@ -1,5 +1,5 @@
 import { deprecationOf, type Deprecation } from './deprecation.ts'
-import { DocumentError, pointerOf } from '../document/document-error.ts'
+import { DocumentError, pointerOf, pointerToken } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { operationIdNamer } from './operation-ids.ts'
 import { derefSchema, pointerTarget, type JsonSchema } from '../schemas/schema.ts'
@@ -196,7 +196,7 @@ function bodyOf (doc: OpenApiDocument, raw: unknown, at: string): BodySpec | und
 function responsesOf (doc: OpenApiDocument, raw: unknown, at: string): ResponseSpec[] {
   if (raw === null || typeof raw !== 'object') return []
   return Object.entries<any>(raw).filter(([status]) => /^([1-5](\d\d|XX)|default)$/i.test(status)).map(([status, entry]) => {
-    const where = `${at}/responses/${status.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    const where = `${at}/responses/${pointerToken(status)}`
     const response = resolve(doc, entry, where) ?? {}
     const headers: Record<string, Record<string, any>> = {}
     for (const [name, header] of Object.entries<any>(response.headers ?? {})) headers[name] = resolve(doc, header, `${where}/headers`) ?? {}

@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { sample } from 'openapi-sampler'
 import RandExpModule from 'randexp'
 import type { OpenApiDocument } from '../document/document.ts'
+import { pointerToken } from '../document/document-error.ts'
 import { derefSchema, standaloneSchema, type JsonSchema } from './schema.ts'
 
 // Values made from a schema that are valid against it: what the mock answers with where the
@@ -84,7 +85,6 @@ export function matching (pattern: string, drawn = false): string | undefined {
   return undefined
 }
 
-const escape = (token: unknown): string => String(token).replace(/~/g, '~0').replace(/\//g, '~1')
 const tokens = (pointer: string): string[] => pointer === '' ? [] : pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
 
 function at (value: unknown, pointer: string): unknown {
@@ -128,11 +128,11 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
     case 'minProperties': return current !== null && typeof current === 'object' ? { ...here, by: { ...current, ...Object.fromEntries(Array.from({ length: params.limit }, (_, i) => [`property${i + 1}`, 'string'])) } } : undefined
     case 'maxProperties': return current !== null && typeof current === 'object' ? { ...here, by: Object.fromEntries(Object.entries(current).slice(0, params.limit)) } : undefined
     case 'uniqueItems': return Array.isArray(current) ? { ...here, by: current.slice(0, 1) } : undefined
-    case 'additionalProperties': return { pointer: `${instancePath}/${escape(params.additionalProperty)}`, by: undefined }
+    case 'additionalProperties': return { pointer: `${instancePath}/${pointerToken(params.additionalProperty)}`, by: undefined }
     // A discriminator's value, where the object has none or another: the first that chooses a branch.
-    case 'discriminator': return params.missingProperty === undefined ? { ...here, by: params.allowed[0] } : { pointer: `${instancePath}/${escape(params.missingProperty)}`, by: params.allowed[0] }
+    case 'discriminator': return params.missingProperty === undefined ? { ...here, by: params.allowed[0] } : { pointer: `${instancePath}/${pointerToken(params.missingProperty)}`, by: params.allowed[0] }
     // A required property the sampler left out (it has no schema, or loops): any value, mended further if its schema wants.
-    case 'required': return { pointer: `${instancePath}/${escape(params.missingProperty)}`, by: 'string' }
+    case 'required': return { pointer: `${instancePath}/${pointerToken(params.missingProperty)}`, by: 'string' }
     case 'type': return { ...here, by: ({ string: 'string', integer: 0, number: 0, boolean: true, null: null, array: [], object: {} } as Record<string, unknown>)[String(params.type).split(',')[0]] }
     default: return undefined
   }

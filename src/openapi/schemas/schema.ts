@@ -1,4 +1,4 @@
-import { DocumentError } from '../document/document-error.ts'
+import { DocumentError, pointerToken } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 
 // One schema of the document made self-contained, as a validator or a serializer takes it: every
@@ -270,8 +270,9 @@ export function writeOnlyIn (doc: OpenApiDocument, schema: unknown, value: unkno
   }
   for (const [name, property] of Object.entries<any>(s.properties ?? {})) {
     if (!(name in value)) continue
-    if (derefSchema(doc, property)?.writeOnly === true) return `${at}/${name}`
-    const found = writeOnlyIn(doc, property, (value as Record<string, unknown>)[name], `${at}/${name}`, new Set(seen))
+    const pointer = `${at}/${pointerToken(name)}`
+    if (derefSchema(doc, property)?.writeOnly === true) return pointer
+    const found = writeOnlyIn(doc, property, (value as Record<string, unknown>)[name], pointer, new Set(seen))
     if (found !== undefined) return found
   }
   return undefined

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { jsonText, parseExactJson } from '../../http/json-body.ts'
+import { pointerToken } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
 import { bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
@@ -273,7 +274,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const each = values.map(changes).filter((found) => found.length > 0)
     const tries = whole ? [...each].sort((a, b) => b.length - a.length).slice(0, 5) : each.flat().map((change) => [change])
     for (const members of tries) {
-      const made = plan.linked({ parameters: given, body: { value: members.map(([name, value]) => ({ op: 'add', path: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, value })) } })
+      const made = plan.linked({ parameters: given, body: { value: members.map(([name, value]) => ({ op: 'add', path: `/${pointerToken(name)}`, value })) } })
       if (!(made instanceof Error)) return made
     }
     return undefined
