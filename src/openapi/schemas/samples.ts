@@ -3,7 +3,7 @@ import { sample } from 'openapi-sampler'
 import RandExpModule from 'randexp'
 import type { OpenApiDocument } from '../document/document.ts'
 import { pointerToken } from '../document/document-error.ts'
-import { derefSchema, standaloneSchema, type JsonSchema } from './schema.ts'
+import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './schema.ts'
 
 // Values made from a schema that are valid against it: what the mock answers with where the
 // document gives no example, and what the tests send. Redocly's openapi-sampler makes the value;
@@ -151,6 +151,12 @@ function mended (value: unknown, validate: ValidateFunction): unknown {
   return validate(current) ? current : undefined
 }
 
+/** An answer's value without the writeOnly properties an answer never holds: the sampler keeps those it meets past its depth (bkk.hu's, in a list of lists). */
+function withoutWriteOnly (doc: OpenApiDocument, schema: JsonSchema | undefined, value: unknown): unknown {
+  for (let pointer = writeOnlyIn(doc, schema, value); pointer !== undefined; pointer = writeOnlyIn(doc, schema, value)) replaced(value, pointer, undefined)
+  return value
+}
+
 /** The schema without examples or defaults, so that the sampler makes its values from the constraints. */
 function withoutExamples (node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutExamples)
@@ -180,8 +186,9 @@ export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefine
     try {
       if (stripped) bare ??= withoutExamples(standaloneSchema(doc, schema ?? {}, 'serialize')) as JsonSchema
       const from = branch !== undefined ? branches[branch] : stripped ? bare : schema ?? {}
-      const value = sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth: MAX_DEPTH, format: xml ? 'xml' : 'json' }, stripped ? bare : doc)
-      if (xml) return { value, valid: true }
+      const made = sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth: MAX_DEPTH, format: xml ? 'xml' : 'json' }, stripped ? bare : doc)
+      if (xml) return { value: made, valid: true }
+      const value = direction === 'response' ? withoutWriteOnly(doc, schema, made) : made
       if (first === undefined) first = value
       // The sampler makes null of a schema with properties but no type (an allOf of them): an object is meant.
       const good = mended(value ?? {}, validate)
