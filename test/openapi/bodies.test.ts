@@ -88,6 +88,9 @@ t.test('each media type, read and checked as it says', async (t) => {
     for (const [method, url] of [['POST', '/optional'], ['DELETE', '/bodiless']] as const) {
       const res = await app.inject({ method, url, payload: '', headers: { 'content-type': type, 'content-length': '0' } })
       t.equal(res.statusCode, 200, `${method} ${url} in ${type}, no content: taken as no body (${res.body})`)
+      // Nor a request with neither Content-Length nor Transfer-Encoding: its body has no length (RFC 9112 §6.3).
+      const unsized = await app.inject({ method, url, headers: { 'content-type': type } })
+      t.equal(unsized.statusCode, 200, `${method} ${url} in ${type}, no length: taken as no body (${unsized.body})`)
     }
   }
   const query = await app.inject({ method: 'GET', url: '/query', payload: '{"name":"a"}', headers: { 'content-type': 'application/json' } })

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http'
 import { PassThrough } from 'node:stream'
 import { Pool, type Dispatcher } from 'undici'
+import { carriesBody } from '../../http/message-body.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { Exchange } from './judge.ts'
 
@@ -32,9 +33,6 @@ export interface ProxyOptions {
   /** Each exchange, once both bodies have passed; `failure` where the proxy answered for the upstream. */
   onExchange: (exchange: Exchange, failure?: string) => void
 }
-
-/** Whether a request's headers say a body follows, as Node's parser and Fastify read them: a Transfer-Encoding, or a Content-Length other than 0. */
-export const carriesBody = (headers: IncomingHttpHeaders): boolean => headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0'
 
 /** Raw headers [name, value, …] less `own` (the hop-by-hop ones), and those the Connection header names. */
 function endToEnd (raw: string[], own: ReadonlySet<string>): string[] {

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { BadMultipartError, PayloadTooLargeError, TooManyPartsError, UnsupportedMediaTypeError } from '../../errors.ts'
 import { jsonBodyParser } from '../../http/json-body.ts'
+import { carriesBody } from '../../http/message-body.ts'
 import type { MediaSpec, RouteSpec } from '../routes/routes.ts'
 
 // Request bodies of every common media type, chosen by the request's Content-Type among those
@@ -88,12 +89,12 @@ export function bodyParsers (app: FastifyInstance, routes: RouteSpec[], routeOf:
   const declared = routes.flatMap((route) => route.body?.media ?? [])
   const kinds = new Set(declared.map((media) => media.type.includes('*') ? undefined : kindOf(media.type)))
   const anything = declared.some((media) => media.type.includes('*'))
-  // No content (Content-Length: 0) is no body, whatever type it names (RFC 9110 §8.6): where the
-  // operation requires none, none is read (a client that sends its Content-Type on every request,
-  // a DELETE's too). Where it requires one, the type's parser says what is missing.
+  // No content (Content-Length: 0, or no length at all) is no body, whatever type it names: where
+  // the operation requires none, none is read (a client that sends its Content-Type on every
+  // request, a DELETE's too). Where it requires one, the type's parser says what is missing.
   const parser = <Body>(parse: (request: FastifyRequest, body: Body, done: (err: Error | null, body?: unknown) => void) => void) =>
     (request: FastifyRequest, body: Body, done: (err: Error | null, body?: unknown) => void): void => {
-      if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined && routeOf(request)?.body?.required !== true) done(null, undefined)
+      if (!carriesBody(request.headers) && routeOf(request)?.body?.required !== true) done(null, undefined)
       else parse(request, body, done)
     }
   const kept = parser<unknown>((_request, body, done) => done(null, body))

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { PayloadTooLargeError } from '../../errors.ts'
 import { parseJsonBody } from '../../http/json-body.ts'
+import { carriesBody } from '../../http/message-body.ts'
 import { bodyStreamOf, checkFieldCount, isMultipart, kindOf, matchMedia, mediaTypeOf, readMultipart, unsupported, type Limits } from './bodies.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { formReader, parameterReader, type Parts } from './parameters.ts'
@@ -216,13 +217,13 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     const spec = route.body!
     const type = mediaTypeOf(request)
     // Fastify reads no body of a GET or HEAD; one the document declares is read here.
-    if (request.body === undefined && (request.method === 'GET' || request.method === 'HEAD') && hasBody(request) && !isMultipart(request)) {
+    if (request.body === undefined && (request.method === 'GET' || request.method === 'HEAD') && carriesBody(request.headers) && !isMultipart(request)) {
       return readBody(request, limits.bodyBytes).then((bytes) => {
         request.body = kindOf(type ?? '') === 'json' ? parseJsonBody(bytes.toString('utf8')) : kindOf(type ?? '') === 'bytes' ? bytes : bytes.toString('utf8')
         return body(request)
       })
     }
-    if (request.body === undefined && !(isMultipart(request) && hasBody(request))) {
+    if (request.body === undefined && !(isMultipart(request) && carriesBody(request.headers))) {
       // As Fastify has it: a missing body is checked as null, so that "body must be object" says what to send.
       return spec.required ? check(bodyValidator(spec.media[0]), null, 'body') : undefined
     }
@@ -266,8 +267,6 @@ export function requestValidation (route: RouteSpec, doc: OpenApiDocument, valid
     if (route.body !== undefined) return body(request)
   }
 }
-
-const hasBody = (request: FastifyRequest): boolean => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
 
 /** The raw body, within `limit` bytes (413 past it). */
 async function readBody (request: FastifyRequest, limit: number): Promise<Buffer> {
