@@ -442,6 +442,59 @@ t.test('a 304 or 412 to a precondition the client sent (a browser\'s cache: If-N
   t.same(proxy.logged.map((v) => `${v.operation} ${v.detail.slice(0, 10)} ${/if-(none-)?match/i.test(v.curl)}`), ['GET /notes/{id} status 304 false', 'DELETE /notes/{id} status 412 false'], 'each logged once, none a request with a precondition')
 })
 
+t.test('an upgrade (a WebSocket\'s handshake): its switch (101) passed on, HTTP\'s own answer, and the two connections joined byte for byte; an upgrade refused passes back as it came', async (t) => {
+  const document = { openapi: '3.1.0', info: { title: 'Chat', version: '1.0.0' }, paths: { '/chat': { get: { responses: { 200: { description: 'the room', content: { 'text/plain': { schema: { type: 'string' } } } } } } } } }
+  // A service that speaks "echo" once switched, and refuses any other protocol.
+  const upstream = createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }).end('the room') })
+  upstream.on('upgrade', (req, socket) => {
+    if (req.headers.upgrade !== 'echo') return socket.end('HTTP/1.1 426 Upgrade Required\r\nUpgrade: echo\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n\r\nspeak echo\r\n')
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\nX-Room: 7\r\n\r\nhello\n')
+    socket.on('data', (chunk: Buffer) => socket.write(Buffer.concat([Buffer.from('echo:'), chunk]))).on('end', () => socket.end())
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { upstream.closeAllConnections(); return new Promise((resolve) => upstream.close(resolve)) })
+  const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, { document })
+  const { port } = new URL(proxy.url)
+  const upgrade = async (protocol: string) => await new Promise<{ status: number, headers: IncomingHttpHeaders, received: string }>((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, path: '/chat', headers: { connection: 'Upgrade', upgrade: protocol }, agent: false, signal: AbortSignal.timeout(10_000) })
+    outgoing.on('upgrade', (res, socket, early) => {
+      let received = early.toString()
+      socket.write('hi')
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString()
+        if (received.endsWith('echo:hi')) resolve({ status: res.statusCode!, headers: res.headers, received: socket.destroy() && received })
+      })
+    })
+    outgoing.on('response', (res) => {
+      let received = ''
+      res.on('data', (chunk: Buffer) => { received += chunk.toString() }).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, received }))
+    })
+    outgoing.on('error', reject).end()
+  })
+  const switched = await upgrade('echo')
+  t.same([switched.status, switched.headers.upgrade, switched.headers['x-room'], switched.received], [101, 'echo', '7', 'hello\nhi'.replace('hi', 'echo:hi')], 'switched, its headers as sent, then bytes both ways')
+  const refused = await upgrade('chat')
+  t.same([refused.status, refused.headers['content-type'], refused.received], [426, 'text/plain', 'speak echo\r\n'], 'a refusal as it came')
+  t.equal((await send(proxy.url, 'GET', '/chat')).body.toString(), 'the room', 'and plain HTTP beside them')
+  const report = await proxy.report('chat.json')
+  t.same(report.operations.map((o) => [o.method, o.statuses, o.violations.map((v) => `${v.check} ${v.status}`)]), [['GET', { 101: 1, 426: 1, 200: 1 }, ['status_code_conformance 426']]], 'the 101 HTTP\'s own answer to an upgrade, the 426 the document\'s to judge')
+
+  // An upstream gone: the handshake answered 502 in the document's error shape.
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const gonePort = (closed.address() as { port: number }).port
+  await new Promise((resolve) => closed.close(resolve))
+  const unreachable = await startProxy(t, `http://127.0.0.1:${gonePort}`, { document })
+  const bad = await new Promise<{ status: number, body: string }>((resolve, reject) => {
+    request({ host: '127.0.0.1', port: new URL(unreachable.url).port, path: '/chat', headers: { connection: 'Upgrade', upgrade: 'echo' }, agent: false, signal: AbortSignal.timeout(10_000) }, (res) => {
+      let body = ''
+      res.on('data', (chunk: Buffer) => { body += chunk.toString() }).on('end', () => resolve({ status: res.statusCode!, body }))
+    }).on('error', reject).end()
+  })
+  t.equal(bad.status, 502)
+  t.match(bad.body, /Bad Gateway: http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\)/)
+})
+
 t.test('a request with a Content-Type and no body (Content-Length: 0), which Fastify reads a body of: judged, and the report comes', async (t) => {
   const document = {
     openapi: '3.1.0',

@@ -178,7 +178,7 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
       const marked = whole && fault === undefined && body.subarray(0, 3).equals(BOM) && /\bjson\b/i.test(String(headers['content-type']))
       if (marked) notes.push('a JSON body that begins with a byte order mark, which RFC 8259 (8.1) lets a service take or refuse: whether it took it is not judged')
       const conditional = PRECONDITIONS.some((name) => headers[name] !== undefined)
-      violations.push(...answered(route, { source: 'traffic', fault, conditional }, answer, method === 'HEAD', notes, whole && !ownBound && !marked ? undefined : ANSWER_ONLY))
+      violations.push(...answered(route, { source: 'traffic', fault, conditional, upgrade: headers.upgrade !== undefined }, answer, method === 'HEAD', notes, whole && !ownBound && !marked ? undefined : ANSWER_ONLY))
       return { route, violations, notes }
     }
   }

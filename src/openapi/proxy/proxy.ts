@@ -1,5 +1,7 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http'
-import { PassThrough } from 'node:stream'
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { Socket } from 'node:net'
+import { PassThrough, type Duplex } from 'node:stream'
 import { Pool, type Dispatcher } from 'undici'
 import { carriesBody } from '../../http/message-body.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
@@ -14,12 +16,16 @@ import type { Exchange } from './judge.ts'
 // TE, Upgrade) is the proxy's own, and Host names the upstream. A copy of each body, up to
 // `judgedBytes`, is kept for the judge, which is told of the exchange once both bodies have
 // passed: judging never holds up the answer. An upstream that cannot be reached, or sends no
-// answer within `timeoutMs`, is answered 502 or 504 in the document's error shape.
+// answer within `timeoutMs`, is answered 502 or 504 in the document's error shape. An upgrade (a
+// WebSocket's handshake) is sent on over a connection of its own, and where the upstream switches
+// protocols (101), the two connections are joined byte for byte: what passes then is no HTTP.
 
 const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade'])
 // Of a request's, also Host (the upstream's is sent), Expect (the proxy has read on: 100-continue
 // is its own) and Trailer (a request's trailer fields end at the proxy, which streams its body on).
 const REQUEST_OWN: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'host', 'expect', 'trailer'])
+const GATEWAY = { 502: 'Bad Gateway', 504: 'Gateway Timeout' } as const
+
 /** A request's headers that whoever sends it again writes itself, its body's length too: the judge's injection, a curl command. */
 export const SENDERS_OWN: ReadonlySet<string> = new Set([...REQUEST_OWN, 'content-length'])
 
@@ -70,9 +76,15 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
   // Kept-alive connections to the upstream, as many as the traffic asks for at once.
   const pool = new Pool(base.origin, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
 
-  const failed = (res: ServerResponse, status: 502 | 504, message: string): void => {
-    const { body, type } = errorWriter()(status, message)
-    res.writeHead(status, { 'content-type': type }).end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body))
+  /** Why the upstream gave no answer, and the status that says so: 504 where it took too long. */
+  const failureOf = (err: Error & { code?: string }): { status: 502 | 504, failure: string } => {
+    const late = err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.name === 'TimeoutError'
+    return late ? { status: 504, failure: `${base.origin} sent no answer within ${timeoutMs / 1000} s` } : { status: 502, failure: `${base.origin} did not answer (${err.code ?? err.message})` }
+  }
+  /** The proxy's own answer for an upstream that gave none, in the document's error shape. */
+  const failed = (status: 502 | 504, failure: string): { type: string, text: string | Buffer } => {
+    const { body, type } = errorWriter()(status, `${GATEWAY[status]}: ${failure}`)
+    return { type, text: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }
   }
 
   const pending = new Set<Promise<void>>()
@@ -174,16 +186,81 @@ export function proxyServer ({ upstream, judgedBytes, timeoutMs, errorWriter, on
           res.destroy()
           return
         }
-        const late = err.code === 'UND_ERR_HEADERS_TIMEOUT'
-        failure = late ? `${base.origin} sent no answer within ${timeoutMs / 1000} s` : `${base.origin} did not answer (${err.code ?? err.message})`
-        failed(res, late ? 504 : 502, late ? `Gateway Timeout: ${failure}` : `Bad Gateway: ${failure}`)
-        answer = { status: late ? 504 : 502, headers: {} }
+        const why = failureOf(err)
+        failure = why.failure
+        const { type, text } = failed(why.status, failure)
+        res.writeHead(why.status, { 'content-type': type }).end(text)
+        answer = { status: why.status, headers: {} }
         passed()
       }
     })
   })
+
+  // Connections joined after an upgrade, the client's side of each.
+  const tunnels = new Set<Duplex>()
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, early: Buffer) => {
+    const method = req.method ?? 'GET'
+    const url = originForm(req.url ?? '/')
+    let done!: () => void
+    const told = new Promise<void>((resolve) => { done = resolve })
+    pending.add(told)
+    told.then(() => pending.delete(told), () => {})
+    const tell = (answer: Exchange['answer'], failure?: string): void => {
+      onExchange({ method, url, headers: req.headers, incoming: req, body: Buffer.alloc(0), answer }, failure)
+      done()
+    }
+    // Its own connection (no pool's: it leaves HTTP), with the switch it asks for, and no answer past timeoutMs.
+    const headers = [...endToEnd(req.rawHeaders, REQUEST_OWN), 'connection', 'upgrade', 'upgrade', String(req.headers.upgrade)]
+    const outgoing = (base.protocol === 'https:' ? httpsRequest : httpRequest)(`${base.origin}${prefix}${url.startsWith('/') ? url : `/${url}`}`, { method, headers, agent: false, signal: AbortSignal.timeout(timeoutMs) })
+    // A client gone before the answer takes the upstream's request with it.
+    const gone = (): void => { outgoing.destroy(); done() }
+    socket.once('close', gone).on('error', () => {})
+    outgoing.on('upgrade', (res: IncomingMessage, upstream: Socket, upstreamHead: Buffer) => {
+      socket.off('close', gone)
+      // Every header of the switch, its Connection and Upgrade too: they are what the client awaits.
+      socket.write(answerHead(res.statusCode ?? 101, res.statusMessage ?? '', res.rawHeaders))
+      socket.write(upstreamHead)
+      upstream.write(early)
+      upstream.pipe(socket).pipe(upstream)
+      tunnels.add(socket)
+      const close = (): void => { tunnels.delete(socket); socket.destroy(); upstream.destroy() }
+      socket.on('close', close)
+      upstream.on('close', close).on('error', () => {})
+      tell({ status: res.statusCode ?? 101, headers: res.headers })
+    })
+    // Any other answer: as it came, the end of the connection its body's, as the client asked to leave HTTP on it.
+    outgoing.on('response', (res) => {
+      socket.off('close', gone)
+      const answered = copyOf(judgedBytes)
+      socket.write(answerHead(res.statusCode ?? 502, res.statusMessage ?? '', [...endToEnd(res.rawHeaders, HOP_BY_HOP), 'connection', 'close']))
+      res.on('data', answered.add).on('end', () => tell({ status: res.statusCode ?? 502, headers: res.headers, body: answered.bytes() })).on('error', () => socket.destroy())
+      res.pipe(socket)
+    })
+    outgoing.on('error', (err: Error & { code?: string }) => {
+      if (socket.destroyed) return
+      const { status, failure } = failureOf(err)
+      const { type, text } = failed(status, failure)
+      socket.end(Buffer.concat([answerHead(status, GATEWAY[status], ['content-type', type, 'content-length', String(Buffer.byteLength(text)), 'connection', 'close']), Buffer.from(text)]))
+      tell({ status, headers: {} }, failure)
+    })
+    outgoing.end()
+  })
   server.on('close', () => { pool.close().catch(() => {}) })
+  // Node's list of a server's connections leaves out those it handed over in an upgrade: cutting
+  // them all (a shutdown past its drain) cuts the joined ones too.
+  const closeAll = server.closeAllConnections.bind(server)
+  server.closeAllConnections = () => {
+    closeAll()
+    for (const tunnel of tunnels) tunnel.destroy()
+  }
   return { server, settled: async () => { await Promise.all(pending) } }
+}
+
+/** An answer's status line and header section, as HTTP/1.1 writes them; its values as Node's parser took them, so no line break within. */
+function answerHead (status: number, reason: string, raw: string[]): Buffer {
+  let text = `HTTP/1.1 ${status} ${reason}\r\n`
+  for (let i = 0; i < raw.length; i += 2) text += `${raw[i]}: ${raw[i + 1]}\r\n`
+  return Buffer.from(`${text}\r\n`, 'latin1')
 }
 
 /**

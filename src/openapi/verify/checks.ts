@@ -69,9 +69,10 @@ export interface LinkedFrom { method: string, path: string, status: number, link
 /**
  * What a request was: valid, or invalid for a fault (the verifier's own, or the engine's reason),
  * and where its values came from; `conditional` where it carried a precondition of HTTP's own
- * (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since: a browser's cache sends them).
+ * (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since: a browser's cache sends them),
+ * `upgrade` where it asked to switch protocols (a WebSocket's handshake).
  */
-export type Sent = Pick<Case, 'source' | 'breaks'> & { fault?: string, conditional?: boolean }
+export type Sent = Pick<Case, 'source' | 'breaks'> & { fault?: string, conditional?: boolean, upgrade?: boolean }
 
 export interface Judge { (sent: Sent, answer: JudgedAnswer, from?: LinkedFrom): Violation[] }
 
@@ -109,10 +110,12 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       return out
     }
     const response = responseFor(route.responses, status)
-    // A precondition's answer is HTTP's (RFC 9110 §13.1), declared or not: 304 to a read's, 412 to another's.
+    // A precondition's answer is HTTP's (RFC 9110 §13.1), declared or not: 304 to a read's, 412 to
+    // another's; so is the switch an upgrade asked for (101, §7.8).
     const precondition = sent.conditional === true && (status === 412 || (status === 304 && (route.method === 'GET' || route.method === 'HEAD')))
+    const switched = sent.upgrade === true && status === 101
     if (response === undefined) {
-      if (!refusal && !precondition) fail('status_code_conformance', `status ${status}, which the operation does not declare (it declares ${route.responses.map((r) => r.status).join(', ')})`)
+      if (!refusal && !precondition && !switched) fail('status_code_conformance', `status ${status}, which the operation does not declare (it declares ${route.responses.map((r) => r.status).join(', ')})`)
       return out
     }
 
@@ -131,8 +134,9 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       if (!validate(list ? value.split(',').map((item) => item.trim()) : value)) fail('response_headers_conformance', `${status} ${name}: ${JSON.stringify(value)} breaks its schema: ${errorsText(validate.errors)}`)
     }
 
-    // No content, whatever the document says of it: HTTP sends none with a 204 or a 304, nor to a HEAD.
-    if (response.media.length === 0 || status === 204 || status === 304 || route.method === 'HEAD') return out
+    // No content, whatever the document says of it: HTTP sends none with a 1xx, a 204 or a 304, nor
+    // to a HEAD (after a 101, what passes is another protocol's).
+    if (response.media.length === 0 || status < 200 || status === 204 || status === 304 || route.method === 'HEAD') return out
     const header = answer.headers['content-type']
     const type = header === undefined ? undefined : bareType(header)
     const media = matchMedia(response.media, type)
