@@ -32,6 +32,21 @@ async function shopMock (t: Test, options = {}) {
   return { ...built, lines, valid }
 }
 
+/** The stateful mock of a document of one collection: a create of `written`, answered `read`, and its item's read. */
+async function collectionMock (t: Test, name: string, written: object, read: object) {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: name, version: '1.0.0' },
+    paths: {
+      [`/${name}`]: { post: { requestBody: { required: true, ...json(written) }, responses: { 201: { description: 'made', ...json(read) } } } },
+      [`/${name}/{id}`]: { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, `${name}.json`)
+  t.teardown(() => app.close())
+  return app
+}
+
 t.test('infers the resources of the document, and says so at start', async (t) => {
   const { remembered, lines } = await shopMock(t)
   t.same(remembered, [
@@ -94,16 +109,7 @@ t.test('a create answers what was written, a read reads it back, a list lists it
 
 t.test('a writeOnly property whose name holds a slash or a tilde is kept and never answered', async (t) => {
   const account = { type: 'object', required: ['name'], properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' }, 'pass/word~': { type: 'string', writeOnly: true } } }
-  const document = {
-    openapi: '3.0.0',
-    info: { title: 'Accounts', version: '1.0.0' },
-    paths: {
-      '/accounts': { post: { requestBody: { required: true, ...json(account) }, responses: { 201: { description: 'created', ...json(account) } } } },
-      '/accounts/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'an account', ...json(account) }, 404: { description: 'none' } } } }
-    }
-  }
-  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'accounts.json')
-  t.teardown(() => app.close())
+  const app = await collectionMock(t, 'accounts', account, account)
   const created = await app.inject({ method: 'POST', url: '/accounts', payload: { name: 'Ada', 'pass/word~': 'secret' } })
   t.equal(created.statusCode, 201)
   t.same(created.json(), { id: created.json().id, name: 'Ada' })
@@ -456,16 +462,7 @@ t.test('what a read requires and a write did not send, in a list\'s items past t
   const written = { type: 'object', required: ['summary'], properties: { summary: { type: 'string' }, packages: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, ecosystem: { type: 'string' } } } } } }
   // As GitHub's security advisories: the read requires each package's name, the write does not.
   const read = { type: 'object', required: ['id', 'summary', 'packages'], properties: { id: { type: 'integer' }, summary: { type: 'string' }, packages: { type: 'array', items: { type: 'object', required: ['name', 'ecosystem'], properties: { name: { type: 'string' }, ecosystem: { type: 'string' } } } } } }
-  const document = {
-    openapi: '3.1.0',
-    info: { title: 'Advisories', version: '1.0.0' },
-    paths: {
-      '/advisories': { post: { requestBody: { required: true, ...json(written) }, responses: { 201: { description: 'made', ...json(read) } } } },
-      '/advisories/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } } }
-    }
-  }
-  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'advisories.json')
-  t.teardown(() => app.close())
+  const app = await collectionMock(t, 'advisories', written, read)
   const made = (await app.inject({ method: 'POST', url: '/advisories', payload: { summary: 'a flaw', packages: [{ ecosystem: 'npm' }, { ecosystem: 'go' }] } })).json()
   t.same(made, { id: made.id, summary: 'a flaw', packages: [{ ecosystem: 'npm', name: 'string' }, { ecosystem: 'go', name: 'string' }] }, 'as written, each package\'s name the sample\'s')
   t.same((await app.inject({ url: `/advisories/${made.id}` })).json(), made, 'read back')
