@@ -116,6 +116,16 @@ t.test('a writeOnly property whose name holds a slash or a tilde is kept and nev
   t.same((await app.inject({ url: `/accounts/${created.json().id}` })).json(), created.json())
 })
 
+t.test('a create whose body is a single value makes an item of the server\'s values, each under a key of its own', async (t) => {
+  // As CircleCI's checkout keys: POST the key's type, a JSON string; the key answered is the server's.
+  const key = { type: 'object', properties: { id: { type: 'integer' }, type: { type: 'string', enum: ['deploy-key', 'user-key'] }, public_key: { type: 'string' } } }
+  const app = await collectionMock(t, 'keys', { type: 'string', enum: ['deploy-key', 'user-key'] }, key)
+  const made = []
+  for (let i = 0; i < 2; i++) made.push((await app.inject({ method: 'POST', url: '/keys', payload: '"deploy-key"', headers: { 'content-type': 'application/json' } })).json())
+  t.not(made[0].id, made[1].id, 'two keys')
+  for (const one of made) t.same((await app.inject({ url: `/keys/${one.id}` })).json(), one, 'each read back')
+})
+
 t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {
   const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, extra: { type: 'object' }, size: { type: 'integer', format: 'int64' } } }
   const operations = { type: 'array', items: { type: 'object', required: ['op', 'path'], properties: { op: { type: 'string' }, path: { type: 'string' }, from: { type: 'string' }, value: {} } } }

@@ -274,8 +274,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   const act: Record<Action, (route: RouteSpec, resource: Resource, input: HandlerInput) => Answer | undefined> = {
     create (route, resource, { body: sent, params, headers }) {
-      // A create that takes no body (POST /projects/7/triggers) makes an item of the server's values alone.
-      const body = route.body === undefined && sent === undefined ? {} : sent
+      // A create that takes no body (POST /projects/7/triggers), or a single value (CircleCI's
+      // checkout key, made of its type's name), makes an item of the server's values alone.
+      const body = (route.body === undefined && sent === undefined) || (sent !== undefined && typeof sent !== 'object') ? {} : sent
       if (!isObject(body)) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
       // The client's key, unless the server's to give, or one no path could carry (then the server gives one).
