@@ -247,6 +247,24 @@ t.test('a required query parameter that is also the operation\'s API key is not 
   t.ok(verification.operations[0].sent.some((s) => s.fault === 'required query parameter missing' && !/[?&]state=/.test(s.request.path)), 'the other required parameter left out instead')
 })
 
+t.test('a required header that is also the operation\'s API key: sent by no request without credentials, and not left out as a fault', async (t) => {
+  // As VTEX's gift cards: X-VTEX-API-AppKey a required header parameter, and the appKey scheme's key.
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Gift cards', version: '1.0.0' },
+    components: { securitySchemes: { appKey: { type: 'apiKey', in: 'header', name: 'X-VTEX-API-AppKey' } } },
+    security: [{ appKey: [] }],
+    paths: { '/giftcards/{id}': { delete: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }, { name: 'X-VTEX-API-AppKey', in: 'header', required: true, schema: { type: 'string' }, example: '{{X-VTEX-API-AppKey}}' }, { name: 'X-Store', in: 'header', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'gone' }, 400: { description: 'bad' }, 401: { description: 'no key' } } } } }
+  }
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'giftcards.json')
+  t.teardown(() => app.close())
+  const verification = await verify(served, injectTransport(app), { seed: 1 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [])
+  const sent = verification.operations[0].sent
+  t.ok(sent.some((s) => s.fault === 'no credentials' && !('x-vtex-api-appkey' in s.request.headers)), 'no credentials: without the header that carries them')
+  t.ok(sent.some((s) => s.fault === 'required header missing' && !('x-store' in s.request.headers) && 'x-vtex-api-appkey' in s.request.headers), 'the other required header left out instead')
+})
+
 t.test('a valid request refused for data that is not there is told apart from one refused for what it holds', async (t) => {
   const document = structuredClone(PETS) as any
   const route = routeList(document).routes.find((r) => r.operationId === 'addPet')!

@@ -169,8 +169,12 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     }
   }
 
-  // The query parameters the operation's credentials are sent as (an API key in the query may be a declared parameter too).
-  const credentialNames = new Set(credentialsFor(doc, route, given).query.map((pair) => decodeURIComponent(pair.split('=')[0])))
+  // The parameters the operation's credentials are sent as: an API key may be a declared query
+  // parameter, header or cookie too (SoundCloud's client_id, VTEX's X-VTEX-API-AppKey).
+  const carried = credentialsFor(doc, route, given)
+  const namesOf = (pairs: string[]): Set<string> => new Set(pairs.map((pair) => decodeURIComponent(pair.split('=')[0])))
+  const carriedIn = { query: namesOf(carried.query), header: new Set(Object.keys(carried.headers)), cookie: namesOf(carried.cookies), path: new Set<string>() }
+  const carriesCredentials = (p: ParameterSpec): boolean => carriedIn[p.in].has(p.in === 'header' ? p.name.toLowerCase() : p.name)
   const wrongCredentials = wrongCredentialsFor(doc, route, given)
   const build = (values: Values, source: Source, fault?: Fault, omit?: ParameterSpec): Case => {
     const credentials = fault === 'no credentials'
@@ -183,7 +187,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     parameters.forEach((p, i) => {
       const value = values.parameters[i]
       // Without credentials means without the parameter that carries one too.
-      if (value === undefined || p === omit || (fault === 'no credentials' && p.in === 'query' && credentialNames.has(p.name))) return
+      if (value === undefined || p === omit || (fault === 'no credentials' && carriesCredentials(p))) return
       if (p.in === 'path') path = path.replace(`{${p.name}}`, spelled(p, value, encodeURIComponent))
       else if (p.in === 'query') query.push(...queryPairs(p, value))
       else if (p.in === 'header') headers[p.name] = spelled(p, value, (s) => s)
@@ -221,7 +225,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
 
   /** The parameters of `values` whose bounds may be sent: not a credential, nor a cookie. */
   const boundedParameters = (values: Values): number[] => parameters.flatMap((p, i) =>
-    values.parameters[i] === undefined || p.in === 'cookie' || credentialNames.has(p.name) ? [] : [i])
+    values.parameters[i] === undefined || p.in === 'cookie' || carriesCredentials(p) ? [] : [i])
   /** The body of `values` where it is an object of a schema (JSON, a form, multipart), whose properties can be changed one by one. */
   const objectBody = ({ media, body }: Values): Record<string, unknown> | undefined =>
     media?.schema !== undefined && ['json', 'form', 'multipart'].includes(kindOf(concreteType(media.type))) && body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
@@ -369,10 +373,10 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     // Each value's first keyword before any value's second: as many values tried as the count allows.
     const ranks = Math.max(0, ...past.map((cases) => cases.length))
     cases.push(...Array.from({ length: ranks }, (_, rank) => past.flatMap((cases) => cases[rank] ?? [])).flat().slice(0, MAX_PAST))
-    // Not one its credentials send too (SoundCloud's client_id is a required parameter and an API key): left out, it would be sent all the same.
-    const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode) && !credentialNames.has(p.name))
+    // Not one its credentials send too: left out, it would be sent all the same.
+    const query = parameters.find((p) => p.in === 'query' && p.required && !(p.shape === 'object' && p.explode) && !carriesCredentials(p))
     if (query !== undefined) cases.push(build(base, 'sample', 'required query parameter missing', query))
-    const header = parameters.find((p) => p.in === 'header' && p.required)
+    const header = parameters.find((p) => p.in === 'header' && p.required && !carriesCredentials(p))
     if (header !== undefined) cases.push(build(base, 'sample', 'required header missing', header))
     const numeric = parameters.findIndex((p) => p.in === 'path' && p.style === 'simple' && p.shape === 'primitive' && p.contentType === undefined &&
       ['integer', 'number', 'boolean'].includes([derefSchema(doc, p.schema)?.type].flat().join()))
