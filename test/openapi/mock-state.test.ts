@@ -32,13 +32,13 @@ async function shopMock (t: Test, options = {}) {
   return { ...built, lines, valid }
 }
 
-/** The stateful mock of a document of one collection: a create of `written`, answered `read`, and its item's read. */
-async function collectionMock (t: Test, name: string, written: object, read: object) {
+/** The stateful mock of a document of one collection: a create of `written`, answered `read` (or as `created` says), and its item's read. */
+async function collectionMock (t: Test, name: string, written: object, read: object, created: object = { description: 'made', ...json(read) }) {
   const document = {
     openapi: '3.1.0',
     info: { title: name, version: '1.0.0' },
     paths: {
-      [`/${name}`]: { post: { requestBody: { required: true, ...json(written) }, responses: { 201: { description: 'made', ...json(read) } } } },
+      [`/${name}`]: { post: { requestBody: { required: true, ...json(written) }, responses: { 201: created } } },
       [`/${name}/{id}`]: { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } } }
     }
   }
@@ -124,6 +124,16 @@ t.test('a create whose body is a single value makes an item of the server\'s val
   for (let i = 0; i < 2; i++) made.push((await app.inject({ method: 'POST', url: '/keys', payload: '"deploy-key"', headers: { 'content-type': 'application/json' } })).json())
   t.not(made[0].id, made[1].id, 'two keys')
   for (const one of made) t.same((await app.inject({ url: `/keys/${one.id}` })).json(), one, 'each read back')
+})
+
+t.test('a create whose answer holds no item names the one it made by its Location', async (t) => {
+  // As eBay's campaigns: 201, an empty object, and the campaign's URI in the Location header.
+  const campaign = { type: 'object', properties: { campaignId: { type: 'string', readOnly: true }, name: { type: 'string' } } }
+  const app = await collectionMock(t, 'campaigns', campaign, campaign, { description: 'made', headers: { Location: { schema: { type: 'string' } } }, ...json({ type: 'object' }) })
+  const created = await app.inject({ method: 'POST', url: '/campaigns', payload: { name: 'Spring' } })
+  t.same([created.statusCode, created.json()], [201, {}])
+  const read = await app.inject({ url: created.headers.location as string })
+  t.same([read.statusCode, read.json().name], [200, 'Spring'], `${created.headers.location} is the campaign made`)
 })
 
 t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {

@@ -235,7 +235,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   }
 
   /** An answer of `route` with the item; undefined where the item cannot be shaped for it. */
-  const itemAnswer = (route: RouteSpec, resource: Resource, item: Item, accept: string, status?: number): Answer | undefined => {
+  /** The item as the operation's answer shows it; `keyless`: the document's sample where the answer holds no item (a create's that names it by its Location alone). */
+  const itemAnswer = (route: RouteSpec, resource: Resource, item: Item, accept: string, status?: number, keyless = false): Answer | undefined => {
     const response = status === undefined ? successOf(route) : responseFor(route.responses, status)
     if (response === undefined) return undefined
     const code = status ?? statusOf(response)
@@ -243,7 +244,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const headers = withEntityTag(response, tools.headersOf(route, response), item)
     if (media === undefined || code === 204 || code === 304) return { status: code, headers }
     // JSON only: an item asked for in XML is answered from the document, as before.
-    const place = kindOf(concreteType(media.type)) === 'json' ? placeOf(media, resource) : undefined
+    const json = kindOf(concreteType(media.type)) === 'json'
+    const place = json ? placeOf(media, resource) : undefined
+    if (place === undefined && json && keyless) return { status: code, body: jsonText(tools.sampled(route, response, media)), headers, contentType: concreteType(media.type) }
     const body = place === undefined ? null : shaped(item, media.schema!, place, () => tools.sampled(route, response, media), tools.validatorOf(media))
     return body === null ? undefined : { status: code, body: body.text, headers, contentType: concreteType(media.type) }
   }
@@ -286,7 +289,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (given !== undefined && items.has(String(given)) && route.responses.some((r) => r.status === '409')) throw new ItemConflictError(resource.name, String(given))
       const key = given ?? newKey(resource, items)
       const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), ...parentsOf(resource, params as Value, body), [property]: key })
-      const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''))
+      // An answer that holds no item (eBay's campaigns: an empty object) still names it, by its Location.
+      const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''), undefined, true)
       // The item's own path: Django REST framework's ends with a slash, as its collection's does.
       return answer && withLocation(route, answer, concretePath(resource.item, { ...params as Value, [resource.parameter]: key }), headers.host)
     },
