@@ -136,6 +136,21 @@ t.test('a create whose answer holds no item names the one it made by its Locatio
   t.same([read.statusCode, read.json().name], [200, 'Spring'], `${created.headers.location} is the campaign made`)
 })
 
+t.test('a key the read spells as one type and the create\'s answer as another is answered as the same value, spelled as asked', async (t) => {
+  // As Jira's: a notification scheme's id an integer when read, a string in the create's answer; a project's, the other way round (int64).
+  const written = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }
+  for (const [read, answered] of [['integer', { type: 'string' }], ['string', { type: 'integer', format: 'int64' }]] as const) {
+    const item = { type: 'object', properties: { id: { type: read }, name: { type: 'string' } } }
+    const identifiers = { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { ...answered, readOnly: true } } }
+    const app = await collectionMock(t, 'schemes', written, item, { description: 'made', ...json(identifiers) })
+    const ids = []
+    for (const name of ['a', 'b']) ids.push((await app.inject({ method: 'POST', url: '/schemes', payload: { name } })).json().id)
+    const spelled = answered.type === 'string' ? ['1', '2'] : [1, 2]
+    t.same(ids, spelled, `read as ${read}, answered as ${answered.type}`)
+    t.same((await app.inject({ url: `/schemes/${ids[1]}` })).json(), { id: read === 'string' ? '2' : 2, name: 'b' })
+  }
+})
+
 t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {
   const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, extra: { type: 'object' }, size: { type: 'integer', format: 'int64' } } }
   const operations = { type: 'array', items: { type: 'object', required: ['op', 'path'], properties: { op: { type: 'string' }, path: { type: 'string' }, from: { type: 'string' }, value: {} } } }

@@ -210,16 +210,19 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const made = wrap(place.envelope, structuredClone(item.value), fallback)
     const within = (tokens: string[]) => tokens.length > place.envelope.length && place.envelope.every((name, i) => tokens[i] === name)
     for (let pointer = writeOnlyIn(doc, schema, made); pointer !== undefined && within(tokensOf(pointer)); pointer = writeOnlyIn(doc, schema, made)) removeAt(made, tokensOf(pointer))
-    // One error at a time (the validators stop at the first): a value not taken is left out, a
-    // property not allowed too; a required one missing is the sample's at the same place (in a
-    // list's item past the sample's, as in the sample's first item).
+    // One error at a time (the validators stop at the first): a value of another type than asked
+    // is spelled as asked where it is the same value (Jira's ids: integers read, strings in a
+    // create's answer), else left out; a property not allowed too; a required one missing is the
+    // sample's at the same place (in a list's item past the sample's, as in the sample's first item).
     for (let round = 0; round < MENDING_ROUNDS && !validate(made); round++) {
       const error = validate.errors?.[0]
       if (error === undefined) break
       const tokens = tokensOf(error.instancePath)
       const target = error.keyword === 'additionalProperties' ? [...tokens, String(error.params.additionalProperty)] : error.keyword === 'required' ? [...tokens, String(error.params.missingProperty)] : tokens
       if (!within(target)) break
-      if (error.keyword !== 'required') removeAt(made, target)
+      const respelled = error.keyword === 'type' ? spelledAs(valueIn(made, target), [error.params.type].flat().map(String)) : undefined
+      if (respelled !== undefined) setAt(made, target, respelled)
+      else if (error.keyword !== 'required') removeAt(made, target)
       else if (!setAt(made, target, valueIn(fallback, target) ?? valueIn(fallback, target.map((token, i) => Array.isArray(valueIn(made, target.slice(0, i))) ? '0' : token)))) break
     }
     const out = validate(made) ? { value: made, text: jsonText(made) } : null
@@ -394,6 +397,15 @@ function removeAt (root: unknown, tokens: string[]): void {
   const last = tokens.at(-1)!
   if (Array.isArray(parent)) parent.splice(Number(last), 1)
   else if (parent !== null && typeof parent === 'object') delete parent[last]
+}
+
+/** `value` as one of `types` spells it where it is the same value (a number as its digits, digits as their number); else undefined. */
+function spelledAs (value: unknown, types: string[]): unknown {
+  if (types.includes('string') && (typeof value === 'number' || typeof value === 'bigint')) return String(value)
+  if (typeof value !== 'string') return undefined
+  if (types.includes('integer') && /^-?(0|[1-9]\d*)$/.test(value)) return Number.isSafeInteger(Number(value)) ? Number(value) : BigInt(value)
+  if (types.includes('number') && /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value) && Number.isFinite(Number(value))) return Number(value)
+  return undefined
 }
 
 /** Sets what is at `tokens` to a copy of `value`; false where it cannot (no value, or no object to hold it). */

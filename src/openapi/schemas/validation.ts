@@ -163,7 +163,8 @@ function int64Keyword (coerceStrings: boolean): KeywordDefinition {
         if (ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = value
       }
       if (isInt64(value)) return true
-      ;(validate as any).errors = [{ keyword: 'int64', message: INT64_MESSAGE, params: {} }]
+      // A type error, as JSON Schema's own: the keyword stands in for type: integer.
+      ;(validate as any).errors = [{ keyword: 'type', message: INT64_MESSAGE, params: { type: 'integer' } }]
       return false
     }
   }
