@@ -102,6 +102,35 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same((await get('/cookie-list', { cookie: 'v=3,4' })).cookies.v, [3, 4], 'a cookie list')
 })
 
+t.test('parameters that share a segment: each up to the text after it; two with nothing between them, by the values their schemas list', async (t) => {
+  const operationId = (path: string) => path.replace(/\W/g, '')
+  const segment = (path: string, ...parameters: Array<[string, object]>) => [path, { get: { operationId: operationId(path), parameters: parameters.map(([name, schema]) => ({ name, in: 'path', required: true, schema })), responses: { 200: { description: 'echo' } } } }]
+  const shared = {
+    openapi: '3.1.0',
+    info: { title: 'Segments', version: '1.0.0' },
+    paths: Object.fromEntries([
+      segment('/files/{name}.json', ['name', { type: 'string' }]),
+      segment('/jobs/{id}:cancel', ['id', { type: 'integer' }]),
+      // As Oxford Dictionaries' /entries/{source_lang}/{word_id}/regions={region}: a value it does not list is still its own, refused.
+      segment('/words/{word}/regions={region}', ['word', { type: 'string' }], ['region', { type: 'string', enum: ['gb', 'us'] }]),
+      // As Buffer's /profiles/{id}{mediaTypeExtension}: the split is the extension's to say.
+      segment('/profiles/{id}{format}', ['id', { type: 'string' }], ['format', { type: 'string', enum: ['.json', '.xml'] }])
+    ])
+  }
+  const app = await engineApp(t, shared, Object.fromEntries(Object.keys(shared.paths).map((path) => [operationId(path), echo])))
+  const params = async (url: string) => {
+    const res = await app.inject({ url })
+    return res.statusCode === 200 ? res.json().params : res.statusCode
+  }
+  t.same(await params('/files/a.b.json'), { name: 'a.b' })
+  t.same(await params('/jobs/7:cancel'), { id: 7 })
+  t.same(await params('/profiles/string.json'), { id: 'string', format: '.json' })
+  t.same(await params('/profiles/a.b.xml'), { id: 'a.b', format: '.xml' })
+  t.equal(await params('/profiles/a.txt'), 404, 'a format it does not list: no path of the document')
+  t.same(await params('/words/ace/regions=gb'), { word: 'ace', region: 'gb' })
+  t.equal(await params('/words/ace/regions=fr'), 400, 'a region it does not list: refused as the region\'s')
+})
+
 t.test('what its schema does not take answers 400, naming where', async (t) => {
   const app = await engineApp(t, document, handlers)
   const refused = async (url: string, message: RegExp, headers: Record<string, string> = {}) => {

@@ -1,8 +1,11 @@
 // A path template of the document (/users/{id}/repos) in the form Fastify's router takes
 // (/users/:p0/repos). Each parameter is named p0, p1…, whatever the document calls it (a name
 // with a hyphen or a dot would end a router parameter early). A parameter that shares its segment
-// with other text ({name}.json, {id}:cancel) matches up to that text, through a pattern; a colon in
-// the text is doubled, as the router reads a single one as a parameter.
+// with other text ({name}.json, {id}:cancel) matches up to that text, through a pattern. Two with
+// nothing between them ({id}{format}) cannot be told apart so: there one whose values are a list
+// (an enum of .json and .xml) matches one of them, so string.json reads as id and format, where
+// the shortest match would split it after its first letter.
+// A colon in the text is doubled, as the router reads a single one as a parameter.
 
 export interface PathTemplate {
   url: string
@@ -14,7 +17,8 @@ export interface PathTemplate {
 
 const PARAMETER = /\{([^{}]*)\}/g
 
-export function fastifyUrl (path: string): PathTemplate {
+/** `choices(name)`: the values a parameter of that name takes, where it takes a list of them. */
+export function fastifyUrl (path: string, choices: (name: string) => unknown[] | undefined = () => undefined): PathTemplate {
   // A fragment, a query or a wildcard are not part of any path a request can have
   // (/#X-Amz-Target=… keys, /pets?kind=cat), and the router would read * as one.
   if (!path.startsWith('/') || /[#?*\s]/.test(path)) throw new Error('has a path that no request can have: a fragment (#), a query (?), a wildcard (*) or a space is none of a path')
@@ -31,10 +35,18 @@ export function fastifyUrl (path: string): PathTemplate {
       const router = `p${names.length}`
       names.push(part)
       byName[router] = part
-      return alone ? `:${router}` : `:${router}(^[^/]+?)`
+      const adjacent = (i >= 3 && parts[i - 1] === '') || (i + 2 < parts.length && parts[i + 1] === '')
+      return alone ? `:${router}` : `:${router}(^${(adjacent ? choicePattern(choices(part)) : undefined) ?? '[^/]+?'})`
     }).join('')
   })
   return { url: segments.join('/'), names, byName }
+}
+
+/** A pattern that matches one of `values` and nothing else; none where one is not a segment's text as a URL spells it (RFC 3986's pchar, unescaped). */
+function choicePattern (values: unknown[] | undefined): string | undefined {
+  const texts = values?.map(String)
+  if (texts === undefined || texts.length === 0 || texts.some((text) => !/^[\w\-.~!$&'()*+,;=@]+$/.test(text))) return undefined
+  return `(?:${texts.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`
 }
 
 /** The path with its parameters' values, each escaped for a path: /customers/7/addresses. */

@@ -236,9 +236,14 @@ export function routeList (doc: OpenApiDocument): { routes: RouteSpec[], refused
         if (operation === null || typeof operation !== 'object') throw new Refused(at, 'is no operation')
         const operationId = nameOf(operation, method, path)
         if (ids.has(operationId)) throw new Refused(at, `has the operationId ${operationId}, which another operation has`)
-        const key = `${method.toUpperCase()} ${template.url}`
-        if (urls.has(key)) throw new Refused(at, `matches the same requests as another operation (${key})`)
         const parameters = parametersOf(doc, [...pathItem.parameters ?? [], ...operation.parameters ?? []], at)
+        // Two path parameters with nothing between them are told apart by the values their schemas list.
+        const { url } = fastifyUrl(path, (name) => {
+          const schema = derefSchema(doc, parameters.find((p) => p.in === 'path' && p.name === name)?.schema)
+          return Array.isArray(schema?.enum) ? schema.enum : schema?.const !== undefined ? [schema.const] : undefined
+        })
+        const key = `${method.toUpperCase()} ${url}`
+        if (urls.has(key)) throw new Refused(at, `matches the same requests as another operation (${key})`)
         const inPath = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name))
         const missing = template.names.filter((n) => !inPath.has(n))
         if (missing.length > 0) throw new Refused(at, `has {${missing.join('}, {')}} in its path, with no path parameter to say what it is`)
@@ -248,7 +253,7 @@ export function routeList (doc: OpenApiDocument): { routes: RouteSpec[], refused
           operationId,
           method: method.toUpperCase(),
           path,
-          url: template.url,
+          url,
           pathNames: template.byName,
           pointer: at,
           security: operation.security ?? doc.security ?? [],
