@@ -151,6 +151,20 @@ t.test('a key the read spells as one type and the create\'s answer as another is
   }
 })
 
+t.test('after an item a PUT made at 2^53 - 1, each create still gets a key of its own', async (t) => {
+  // As NetBox's, whose PUT of an item not there makes it (it declares no 404): the verifier puts one at the largest exact integer.
+  const port = { type: 'object', required: ['name'], properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } }
+  const item = { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], get: { responses: { 200: { description: 'it', ...json(port) }, 404: { description: 'none' } } }, put: { requestBody: { required: true, ...json(port) }, responses: { 200: { description: 'put', ...json(port) } } } }
+  const document = { openapi: '3.1.0', info: { title: 'Ports', version: '1.0.0' }, paths: { '/ports': { post: { requestBody: { required: true, ...json(port) }, responses: { 201: { description: 'made', ...json(port) } } } }, '/ports/{id}': item } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'ports.json')
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ method: 'PUT', url: `/ports/${Number.MAX_SAFE_INTEGER}`, payload: { name: 'last' } })).statusCode, 200)
+  const keys = []
+  for (const name of ['a', 'b']) keys.push((await app.inject({ method: 'POST', url: '/ports', payload: { name } })).json().id)
+  t.same(keys, [1, 2], 'the first free keys: none past 2^53, where a double counts one key twice')
+  t.same(await Promise.all([1, 2, Number.MAX_SAFE_INTEGER].map(async (key) => (await app.inject({ url: `/ports/${key}` })).json().name)), ['a', 'b', 'last'])
+})
+
 t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {
   const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, extra: { type: 'object' }, size: { type: 'integer', format: 'int64' } } }
   const operations = { type: 'array', items: { type: 'object', required: ['op', 'path'], properties: { op: { type: 'string' }, path: { type: 'string' }, from: { type: 'string' }, value: {} } } }

@@ -142,8 +142,12 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     for (const value of enums) if (!items.has(String(value)) && check(value)) return value
     const types = [schema.type].flat()
     if (types.includes('integer') || types.includes('number')) {
-      let next = Math.max(typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : 1, 1)
+      const first = Math.max(typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : 1, 1)
+      let next = first
       for (const key of items.keys()) if (Number(key) >= next) next = Math.floor(Number(key)) + 1
+      // Past 2^53 (after a key a client put at 2^53 - 1: NetBox's, by the verifier) a double would
+      // count one key twice: the first free one instead.
+      if (!Number.isSafeInteger(next)) for (next = first; items.has(String(next)); next++);
       if (check(next)) return next
     }
     for (let n = items.size + 1; n <= items.size + 100; n++) if (!items.has(String(n)) && check(String(n))) return String(n)
