@@ -17,6 +17,8 @@ export const InsufficientScopeError = clientError<[string]>('INSUFFICIENT_SCOPE'
 export const NotFoundError = clientError<[string, string]>('NOT_FOUND', 'Route %s %s not found', 404)
 /** The stateful mock's: an item a request names that is not there, or a create of a key that is (openapi/mock/stateful.ts). */
 export const ItemNotFoundError = clientError<[string, string]>('ITEM_NOT_FOUND', 'No item of %s has the key %s', 404)
+/** The stateful mock's, where the operation declares 410 (Gone) and no 404 for an item not there. */
+export const ItemGoneError = clientError<[string, string]>('ITEM_GONE', 'No item of %s has the key %s', 410)
 export const ItemConflictError = clientError<[string, string]>('ITEM_CONFLICT', 'An item of %s has the key %s already', 409)
 /** The stateful mock's: a JSON Patch (RFC 6902) that cannot be applied to the item it names (RFC 5789 §2.2: a conflicting state), or would leave no object. */
 export const PatchConflictError = clientError<[string]>('PATCH_CONFLICT', 'The patch cannot be applied to the item: %s', 409)

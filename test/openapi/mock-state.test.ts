@@ -165,6 +165,19 @@ t.test('after an item a PUT made at 2^53 - 1, each create still gets a key of it
   t.same(await Promise.all([1, 2, Number.MAX_SAFE_INTEGER].map(async (key) => (await app.inject({ url: `/ports/${key}` })).json().name)), ['a', 'b', 'last'])
 })
 
+t.test('an item not there is answered 410 where its read declares that and no 404', async (t) => {
+  // As Pendo's accounts: a read answers 200 or 410 (Gone); a delete answers the item deleted.
+  const account = { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, name: { type: 'string' } } }
+  const item = { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], get: { responses: { 200: { description: 'it', ...json(account) }, 410: { description: 'gone' } } }, delete: { responses: { 200: { description: 'deleted', ...json(account) } } } }
+  const document = { openapi: '3.1.0', info: { title: 'Accounts', version: '1.0.0' }, paths: { '/accounts': { post: { requestBody: { required: true, ...json(account) }, responses: { 201: { description: 'made', ...json(account) } } } }, '/accounts/{id}': item } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'accounts.json')
+  t.teardown(() => app.close())
+  const { id } = (await app.inject({ method: 'POST', url: '/accounts', payload: { id: 7, name: 'Ada' } })).json()
+  t.equal((await app.inject({ method: 'DELETE', url: `/accounts/${id}` })).statusCode, 200)
+  const gone = await app.inject({ url: `/accounts/${id}` })
+  t.same([gone.statusCode, gone.json().detail], [410, `No item of accounts has the key ${id}`])
+})
+
 t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {
   const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, extra: { type: 'object' }, size: { type: 'integer', format: 'int64' } } }
   const operations = { type: 'array', items: { type: 'object', required: ['op', 'path'], properties: { op: { type: 'string' }, path: { type: 'string' }, from: { type: 'string' }, value: {} } } }

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import jsonPatch from 'fast-json-patch'
-import { ItemConflictError, ItemNotFoundError, PatchConflictError, PreconditionFailedError } from '../../errors.ts'
+import { ItemConflictError, ItemGoneError, ItemNotFoundError, PatchConflictError, PreconditionFailedError } from '../../errors.ts'
 import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
@@ -277,9 +277,11 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   }
 
   const notThere = (route: RouteSpec, resource: Resource, key: string): Answer | undefined => {
-    // Only where the document says so: a 404 of its own (or 4XX); elsewhere answered as before.
-    if (!declares(route, '404')) return undefined
-    throw new ItemNotFoundError(resource.name, key)
+    // Only where the document says so: a 404 of its own (or 4XX), else a 410 (Pendo's reads
+    // declare only that); elsewhere answered as before.
+    if (declares(route, '404')) throw new ItemNotFoundError(resource.name, key)
+    if (declares(route, '410')) throw new ItemGoneError(resource.name, key)
+    return undefined
   }
 
   const act: Record<Action, (route: RouteSpec, resource: Resource, input: HandlerInput) => Answer | undefined> = {
