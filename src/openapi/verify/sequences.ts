@@ -503,6 +503,10 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (given === undefined) return stop('the create\'s answer carries no key (no item in its body, no Location)')
         if (step === 'create') {
           key = given
+          // The parents it was made under where none was made first (no create of theirs): the
+          // chain's other steps name the same ones, not each its own sample (Vimeo's album).
+          const sentPath = made.values.parameters
+          planOf(route).parameters.forEach((p, i) => { if (p.in === 'path' && resource.parents.includes(p.name) && !(p.name in path)) path[p.name] = sentPath[i] })
           written = { body: valueIn(writtenBy(made), envelope), by: route }
           const elsewhere = answer.status === 201 && route === resource.operations.create ? strayLocation(resource, answer.headers.location, key, { ...path, [resource.parameter]: key }) : undefined
           const found = elsewhere === undefined ? undefined : fail('ensure_resource_availability', `${resource.name} ${jsonText(key)} made, and its Location names no such item: ${elsewhere}`, route)
