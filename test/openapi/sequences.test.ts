@@ -214,7 +214,10 @@ t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, a
   // fast-check draws some objects without a prototype; JSON reads every one back with one.
   const address = Object.assign(Object.create(null), { city: 'Lyon' })
   const withAddress = { type: 'object', properties: { address: { type: 'object', properties: { city: { type: 'string' } } } } }
-  t.same(keptThrough(doc, withAddress, 'id', { address }, JSON.parse('{"address":{"city":"Lyon"}}')), ['address: left out, read {"city":"Lyon"}'], 'an object left out by a replace and read back as it was: kept, whatever its prototype')
+  t.same(keptThrough(doc, withAddress, ['id'], { address }, JSON.parse('{"address":{"city":"Lyon"}}')), ['address: left out, read {"city":"Lyon"}'], 'an object left out by a replace and read back as it was: kept, whatever its prototype')
+  // As Google Storage's HMAC keys, under /projects/{projectId}/hmacKeys/{accessId}: the read answers the project its path names.
+  const key = { type: 'object', properties: { projectId: { type: 'string' }, state: { type: 'string' } } }
+  t.same(keptThrough(doc, key, ['accessId', 'projectId'], { projectId: 'p1', state: 'ACTIVE' }, { projectId: 'p1', state: 'ACTIVE' }), ['state: left out, read "ACTIVE"'], 'a parent the path names, read back: the path\'s, not kept')
 })
 
 t.test('a replace that must name the item as last seen (If-Match): sent with the ETag its chain was last answered; one that loses the write: found', async (t) => {

@@ -104,17 +104,18 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
 /**
  * What a replace left out that a read still answers as it was before: each property the read
  * declares and does not require (one it requires, the server must give some value), neither the
- * server's (readOnly, a default, the key) nor of a value a server might give on its own (a number,
- * a boolean, one of an enum), that the read holds as the earlier write did. PUT replaces what is
- * there (RFC 9110, 9.3.4): one that merges keeps it.
+ * server's (readOnly, a default, what the item's path names: its key, a parent's, as Google
+ * Storage's projectId) nor of a value a server might give on its own (a number, a boolean, one of
+ * an enum), that the read holds as the earlier write did. PUT replaces what is there (RFC 9110,
+ * 9.3.4): one that merges keeps it.
  */
-export function keptThrough (doc: OpenApiDocument, schema: unknown, key: string | undefined, leftOut: Record<string, unknown>, read: unknown): string[] {
+export function keptThrough (doc: OpenApiDocument, schema: unknown, named: string[], leftOut: Record<string, unknown>, read: unknown): string[] {
   const declared = propertiesOf(doc, schema)
   const required = requiredOf(doc, schema)
   const distinctive = (value: unknown): boolean => (typeof value === 'string' && value !== '') || (Array.isArray(value) && value.length > 0) || (isObject(value) && Object.keys(value).length > 0)
   return Object.entries(leftOut).filter(([name, value]) => {
     const property = derefSchema(doc, declared[name])
-    return name !== key && property !== undefined && !required.has(name) && property.readOnly !== true && property.writeOnly !== true && property.default === undefined &&
+    return !named.includes(name) && property !== undefined && !required.has(name) && property.readOnly !== true && property.writeOnly !== true && property.default === undefined &&
       property.enum === undefined && property.const === undefined && distinctive(value) && alike((read as any)?.[name], value, { doc, schema: property })
   }).map(([name, value]) => `${name}: left out, read ${jsonText(value)?.slice(0, 60)}`)
 }
@@ -532,7 +533,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         const differs = unwritten(doc, validators, schema, resource.property, written?.body, item)
         const found = differs.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} wrote what the read does not answer: ${differs.join('; ')}`, written!.by) : undefined
         if (found !== undefined) return found
-        const kept = keptThrough(doc, schema, resource.property, written?.leftOut ?? {}, item)
+        const kept = keptThrough(doc, schema, [resource.property ?? '', ...resource.parents], written?.leftOut ?? {}, item)
         const merged = kept.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} replaced it without what the read still answers as before, as if merged: ${kept.join('; ')}`, written!.by) : undefined
         if (merged !== undefined) return merged
         continue
