@@ -220,6 +220,25 @@ t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, a
   t.same(keptThrough(doc, key, ['accessId', 'projectId'], { projectId: 'p1', state: 'ACTIVE' }, { projectId: 'p1', state: 'ACTIVE' }), ['state: left out, read "ACTIVE"'], 'a parent the path names, read back: the path\'s, not kept')
 })
 
+t.test('a change sent in a type that is no JSON nor form (an object schema in text/plain, as AppCenter\'s release update) writes no properties the read is held to: the project\'s mock, nothing found', async (t) => {
+  const release = { type: 'object', properties: { id: { type: 'integer', readOnly: true }, notes: { type: 'string' } } }
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Releases', version: '1.0.0' },
+    paths: {
+      '/releases': { post: { requestBody: { required: true, ...json(release) }, responses: { 201: { description: 'made', ...json(release) } } } },
+      '/releases/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: { description: 'it', ...json(release) }, 404: { description: 'none' } } },
+        patch: { requestBody: { required: true, content: { 'text/plain': { schema: release } } }, responses: { 200: { description: 'changed', ...json(release) } } }
+      }
+    }
+  }
+  const mocked = await verifiedMock(t, document)
+  t.same(mocked.found, [])
+  t.ok(mocked.verification.chains.requests > 0, 'its chain followed')
+})
+
 t.test('a replace that must name the item as last seen (If-Match): sent with the ETag its chain was last answered; one that loses the write: found', async (t) => {
   const etagged = (description: string) => ({ description, headers: { ETag: { required: true, schema: { type: 'string' } } }, ...json({ type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } }) })
   const body = { required: true, ...json({ type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1 } } }) }

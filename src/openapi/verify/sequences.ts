@@ -207,13 +207,16 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     return name === undefined || property === undefined || property.readOnly === true || !validators.request(property)(key) ? undefined : { envelope, property: name, key }
   }
   /**
-   * What a request's body wrote, as a server reads it: a form or multipart body as its fields come
-   * back, converted as their schemas say (an empty object or list is no field at all), anything
-   * else as sent.
+   * What a request's body wrote, as a server reads it: JSON as sent; a form or multipart body as
+   * its fields come back, converted as their schemas say (an empty object or list is no field at
+   * all); in any other type (text, bytes) no item's properties, whatever its schema says
+   * (AppCenter's release update, an object in text/plain): nothing to compare.
    */
   const writtenBy = (sent: Case): unknown => {
     const { media, body } = sent.values
-    if (media?.schema === undefined || !['form', 'multipart'].includes(kindOf(concreteType(media.type)))) return body
+    const kind = media === undefined ? undefined : kindOf(concreteType(media.type))
+    if (kind === 'json' || kind === undefined) return body
+    if (media?.schema === undefined || (kind !== 'form' && kind !== 'multipart')) return undefined
     const read = bodyReadBack(doc, media, body)
     validators.text(media.schema)(read)
     // A file part is kept as a file: what a read answers of it (a name, a URL) is not its bytes.
