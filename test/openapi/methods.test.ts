@@ -1,4 +1,6 @@
 import t from 'tap'
+import { buildMock } from '../../src/cli/mock-app.ts'
+import { loadConfig } from '../../src/config.ts'
 import { allowedMethods } from '../../src/openapi/routes/methods.ts'
 import { routesFromDocument } from '../../src/openapi/routes/routes.ts'
 import { assertError, buildTestApp, document, exampleUrl } from '../helpers/app.ts'
@@ -20,6 +22,17 @@ t.test('the Allow lists follow the document', async (t) => {
     { path: '/things/{id}', url: '/things/:p0', declared: ['DELETE'], allowed: ['DELETE', 'OPTIONS'] }
   ], 'a new operation changes Allow by itself; HEAD comes with GET')
   t.ok(paths.length > 0, 'the service\'s document declares paths')
+})
+
+t.test('a path that a templated one serves too (GitLab\'s PUT /services/asana beside GET and DELETE /services/{slug}): those methods are served there, not refused', async (t) => {
+  const slug = { name: 'slug', in: 'path', required: true, schema: { type: 'string' } }
+  const services = { openapi: '3.1.0', info: { title: 'Services', version: '1.0.0' }, paths: { '/services/asana': { put: { responses: { 200: { description: 'set' } } } }, '/services/{slug}': { get: { parameters: [slug], responses: { 200: { description: 'it' } } }, delete: { parameters: [slug], responses: { 204: { description: 'gone' } } } } } }
+  t.same(allowedMethods(routesFromDocument(services))[0], { path: '/services/asana', url: '/services/asana', declared: ['DELETE', 'GET', 'PUT'], allowed: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PUT'] })
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: services }, 'services.json')
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ url: '/services/asana' })).statusCode, 200, 'GET: the templated path\'s')
+  const post = await app.inject({ method: 'POST', url: '/services/asana' })
+  t.same([post.statusCode, post.headers.allow], [405, 'DELETE, GET, HEAD, OPTIONS, PUT'])
 })
 
 t.test('405 with Allow and the Error body naming the document\'s path; no token needed, no body read', async (t) => {

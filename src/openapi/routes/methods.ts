@@ -11,11 +11,14 @@ export interface PathMethods {
   path: string
   /** The same path in Fastify's form (/plants/:id). */
   url: string
-  /** The methods the document declares on it. */
+  /** The methods that serve its requests: declared on it, or on a templated path that takes them all (GitLab's GET /services/{service_slug} for /services/asana, which declares PUT alone). */
   declared: string[]
   /** Its Allow list: the declared methods, HEAD where GET is (Fastify answers it), and OPTIONS. */
   allowed: string[]
 }
+
+/** Whether every request of the router's `url` is one of `template`'s too (of as many segments): each segment the same, or a whole segment's parameter in the template. */
+const covers = (template: string[], url: string[]): boolean => template.every((segment, i) => segment === url[i] || /^:p\d+$/.test(segment))
 
 /** Each declared path with its methods, in the document's order; paths the router cannot tell apart (/a/{x} and /a/{y}) as one. */
 export function allowedMethods (routes: RouteSpec[]): PathMethods[] {
@@ -24,6 +27,17 @@ export function allowedMethods (routes: RouteSpec[]): PathMethods[] {
     const entry = byUrl.get(url) ?? { path, declared: new Set<string>() }
     byUrl.set(url, entry)
     entry.declared.add(method)
+  }
+  // A method another path serves for all of this one's requests: the router takes them there.
+  const byLength = new Map<number, Array<[string, string[]]>>()
+  for (const url of byUrl.keys()) {
+    const segments = url.split('/')
+    byLength.set(segments.length, [...byLength.get(segments.length) ?? [], [url, segments]])
+  }
+  for (const alike of byLength.values()) {
+    for (const [url, own] of alike) {
+      for (const [other, template] of alike) if (other !== url && covers(template, own)) for (const method of byUrl.get(other)!.declared) byUrl.get(url)!.declared.add(method)
+    }
   }
   return [...byUrl].map(([url, { path, declared }]) => {
     const allowed = new Set(declared)
