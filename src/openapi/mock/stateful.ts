@@ -241,8 +241,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     return places.get(media)
   }
 
-  /** An answer of `route` with the item; undefined where the item cannot be shaped for it. */
-  /** The item as the operation's answer shows it; `keyless`: the document's sample where the answer holds no item (a create's that names it by its Location alone). */
+  /**
+   * An answer of `route` with the item; undefined where the item cannot be shaped for it. `keyless`:
+   * the document's sample where the answer holds no item (a create's that names it by its Location alone).
+   */
   const itemAnswer = (route: RouteSpec, resource: Resource, item: Item, accept: string, status?: number, keyless = false): Answer | undefined => {
     const response = status === undefined ? successOf(route) : responseFor(route.responses, status)
     if (response === undefined) return undefined
