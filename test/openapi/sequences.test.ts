@@ -220,6 +220,31 @@ t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, a
   t.same(keptThrough(doc, key, ['accessId', 'projectId'], { projectId: 'p1', state: 'ACTIVE' }, { projectId: 'p1', state: 'ACTIVE' }), ['state: left out, read "ACTIVE"'], 'a parent the path names, read back: the path\'s, not kept')
 })
 
+t.test('what the read answers of a nested object is held to what its schema names, as at the item\'s own level (bunq\'s counterparty, whose `service` is writeOnly): a member never read, the server\'s own, or one it does not name, not compared; a member it names and lost: found; the project\'s mock, nothing found', async (t) => {
+  const doc = { openapi: '3.1.0', info: { title: 'Payments', version: '1.0.0' }, paths: {} } as any
+  const validators = createValidators(doc)
+  const pointer = { type: 'object', properties: { type: { type: 'string' }, value: { type: 'string' }, service: { type: 'string', writeOnly: true }, checkedAt: { type: 'string', readOnly: true } } }
+  const payment = { type: 'object', properties: { id: { type: 'integer', readOnly: true }, counterparty: pointer, labels: { type: 'object', additionalProperties: { type: 'string' } }, meta: { type: 'object' } } }
+  const sent = { counterparty: { type: 'IBAN', value: 'NL01', service: 'iDEAL', checkedAt: 'now', note: 'hi' }, labels: { a: 'x' }, meta: { any: 1 } }
+  t.same(unwritten(doc, validators, payment, 'id', sent, { id: 1, counterparty: { type: 'IBAN', value: 'NL01', checkedAt: 'then' }, labels: { a: 'x' }, meta: { any: 1 } }), [], 'the writeOnly, readOnly and unnamed members read otherwise or not at all: held')
+  t.same(unwritten(doc, validators, payment, 'id', sent, { id: 1, counterparty: { type: 'IBAN' }, labels: {}, meta: {} }).map((line) => line.split(':')[0]), ['counterparty', 'labels', 'meta'], 'a named member lost, a map\'s entry lost, a free-form object\'s member lost: found')
+
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Payments', version: '1.0.0' },
+    paths: {
+      '/payments': { post: { requestBody: { required: true, ...json(payment) }, responses: { 201: { description: 'made', ...json(payment) } } } },
+      '/payments/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: { description: 'it', ...json(payment) }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  const mocked = await verifiedMock(t, document)
+  t.same(mocked.found, [])
+  t.ok(mocked.verification.chains.requests > 0, 'its chain followed')
+})
+
 t.test('a change sent in a type that is no JSON nor form (an object schema in text/plain, as AppCenter\'s release update) writes no properties the read is held to: the project\'s mock, nothing found', async (t) => {
   const release = { type: 'object', properties: { id: { type: 'integer', readOnly: true }, notes: { type: 'string' } } }
   const document = {

@@ -34,8 +34,8 @@ function sameIn (format: unknown, read: unknown, written: unknown): boolean {
 }
 
 /**
- * Whether `read` holds what was written: an object's every member, whatever the server added beside
- * them; a list's every item so (in order, but for a set's); anything else equal as sent (a -0 drawn
+ * Whether `read` holds what was written: an object's every member (of those the read's schema, where
+ * given, names and answers), whatever the server added beside them; a list's every item so (in order, but for a set's); anything else equal as sent (a -0 drawn
  * is sent as 0), or, by the read's schema where given (`as`), the same value in the store's spelling.
  */
 export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
@@ -59,7 +59,14 @@ export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
   if (isObject(written)) {
     const declared = as === undefined ? {} : propertiesOf(as.doc, schema)
     const additional = isObject(schema?.additionalProperties) ? schema.additionalProperties : undefined
-    return isObject(read) && Object.entries(written).every(([name, value]) => holds(read[name], value, at(declared[name] ?? additional)))
+    const named = Object.keys(declared).length > 0
+    return isObject(read) && Object.entries(written).every(([name, value]) => {
+      const property = as === undefined ? undefined : derefSchema(as.doc, declared[name])
+      // What the read's schema promises, at every depth as at the item's: not a member it does not
+      // name (a serializer leaves it out), nor the server's own (readOnly), nor one never read (writeOnly).
+      if (property === undefined ? named && additional === undefined : property.readOnly === true || property.writeOnly === true) return true
+      return holds(read[name], value, at(declared[name] ?? additional))
+    })
   }
   return read === written || (isObject(schema) && sameIn(schema.format, read, written))
 }
