@@ -45,16 +45,18 @@ export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
   if (isObject(schema) && [...(schema.anyOf as unknown[] ?? []), ...(schema.oneOf as unknown[] ?? [])].some((branch) => holds(read, written, at(branch)))) return true
   if (Array.isArray(written)) {
     if (!Array.isArray(read) || read.length !== written.length) return false
+    // A list's item left undefined (a sampler's, past its depth, where the schema takes null) is sent as null.
+    const sent = written.map((value) => value === undefined ? null : value)
     const items = (i: number) => at((schema?.prefixItems as unknown[] | undefined)?.[i] ?? schema?.items)
     if (schema?.uniqueItems === true && schema.prefixItems === undefined) {
       // A list of unique items is a set to most stores (a join table, a set type): held in any order.
       const left = [...read]
-      return written.every((value) => {
+      return sent.every((value) => {
         const found = left.findIndex((item) => holds(item, value, items(0)))
         return found !== -1 && left.splice(found, 1).length === 1
       })
     }
-    return written.every((value, i) => holds(read[i], value, items(i)))
+    return sent.every((value, i) => holds(read[i], value, items(i)))
   }
   if (isObject(written)) {
     const declared = as === undefined ? {} : propertiesOf(as.doc, schema)
