@@ -734,3 +734,39 @@ t.test('a create under a collection that ends with a slash (Django REST framewor
   t.equal(created.headers.location, `/shelves/${created.json().id}/`, 'the item\'s path, as the document spells it')
   t.same((await app.inject({ url: created.headers.location as string })).json(), created.json(), 'and read there')
 })
+
+t.test('an item of one branch of a discriminated oneOf, patched to another (Ably\'s rule made http, patched to kafka): read as the new type\'s, what it was sent kept, what that type requires and no sample holds made of its own schema', async (t) => {
+  const rule = (type: string, target: object) => ({ type: 'object', additionalProperties: false, required: ['ruleType', 'target'], properties: { id: { type: 'string', readOnly: true }, ruleType: { type: 'string', enum: [type] }, status: { type: 'string' }, target: { type: 'object', additionalProperties: false, ...target } } })
+  const schemas = {
+    http: rule('http', { required: ['url'], properties: { url: { type: 'string' }, enveloped: { type: 'boolean' } } }),
+    kafka: rule('kafka', { required: ['brokers', 'routingKey'], properties: { brokers: { type: 'array', items: { type: 'string', pattern: '^[a-z]+:\\d+$' }, minItems: 1 }, routingKey: { type: 'string' } } })
+  }
+  const read = { oneOf: [{ $ref: '#/components/schemas/http' }, { $ref: '#/components/schemas/kafka' }], discriminator: { propertyName: 'ruleType', mapping: { http: '#/components/schemas/http', kafka: '#/components/schemas/kafka' } } }
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Rules', version: '1.0.0' },
+    components: { schemas },
+    paths: {
+      '/rules': { post: { requestBody: { required: true, ...json(read) }, responses: { 201: { description: 'made', ...json(read) } } } },
+      '/rules/{rule_id}': {
+        parameters: [{ name: 'rule_id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } },
+        patch: { requestBody: { required: true, ...json({ type: 'object' }) }, responses: { 200: { description: 'changed', ...json(read) }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'rules.json')
+  t.teardown(() => app.close())
+  const made = await app.inject({ method: 'POST', url: '/rules', payload: { ruleType: 'http', status: 'on', target: { url: 'https://a.example', enveloped: true } } })
+  t.equal(made.statusCode, 201)
+  const { id } = made.json()
+  const patched = await app.inject({ method: 'PATCH', url: `/rules/${id}`, payload: { ruleType: 'kafka', target: { routingKey: 'orders' } } })
+  for (const answer of [patched, await app.inject({ method: 'GET', url: `/rules/${id}` })]) {
+    t.equal(answer.statusCode, 200)
+    const { target, ...rest } = answer.json()
+    t.same(rest, { id, ruleType: 'kafka', status: 'on' }, 'the same rule, of the type it was patched to, its status kept')
+    t.equal(target.routingKey, 'orders', 'what the patch wrote')
+    t.ok(Array.isArray(target.brokers) && target.brokers.length > 0 && target.brokers.every((broker: string) => /^[a-z]+:\d+$/.test(broker)), `the brokers kafka requires, of its schema: ${JSON.stringify(target.brokers)}`)
+    t.same(Object.keys(target).sort(), ['brokers', 'routingKey'], 'not the http target\'s url nor enveloped')
+  }
+})

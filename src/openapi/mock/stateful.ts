@@ -206,6 +206,28 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     return out
   }
 
+  /**
+   * The schema of what `tokens` name in `value` (a property, an item), as `schema` declares it:
+   * through allOf; of a oneOf or anyOf, the branch its discriminator's value names, else the first
+   * that declares the next step (Ably's kafka rule: its target's, not the first branch's).
+   */
+  const schemaAt = (schema: unknown, value: unknown, tokens: string[]): unknown => {
+    let at = derefSchema(doc, schema)
+    for (const token of tokens) {
+      const branches: unknown[] = [...at?.oneOf ?? [], ...at?.anyOf ?? []]
+      const { propertyName, mapping } = at?.discriminator ?? {}
+      const named = isObject(value) && typeof propertyName === 'string' ? String(mapping?.[String(value[propertyName])] ?? value[propertyName]) : undefined
+      const ref = (branch: any): string => typeof branch?.$ref === 'string' ? branch.$ref : ''
+      const branch = branches.find((b) => named !== undefined && (ref(b) === named || ref(b).endsWith(`/${named}`))) ?? branches.find((b) => token in propertiesOf(doc, b))
+      if (branch !== undefined) at = derefSchema(doc, branch)
+      const next = Array.isArray(value) ? at?.prefixItems?.[Number(token)] ?? at?.items : propertiesOf(doc, at)[token] ?? (isObject(at?.additionalProperties) ? at.additionalProperties : undefined)
+      if (next === undefined) return undefined
+      at = derefSchema(doc, next)
+      value = (value as any)?.[token]
+    }
+    return at
+  }
+
   /** The item as an answer shows it: in its envelope, writeOnly properties left out, and each value its schema does not take mended (below). Kept with the item, by schema. */
   const shaped = (item: Item, schema: JsonSchema, place: { envelope: string[] }, sample: () => unknown, validate: ValidateFunction): { value: unknown, text: string } | null => {
     const cached = item.answers.get(schema)
@@ -217,7 +239,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     // One error at a time (the validators stop at the first): a value of another type than asked
     // is spelled as asked where it is the same value (Jira's ids: integers read, strings in a
     // create's answer), else left out; a property not allowed too; a required one missing is the
-    // sample's at the same place (in a list's item past the sample's, as in the sample's first item).
+    // sample's at the same place (in a list's item past the sample's, as in the sample's first item),
+    // else a value of its own schema (the sample is of another branch of a oneOf).
     for (let round = 0; round < MENDING_ROUNDS && !validate(made); round++) {
       const error = validate.errors?.[0]
       if (error === undefined) break
@@ -227,7 +250,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const respelled = error.keyword === 'type' ? spelledAs(valueIn(made, target), [error.params.type].flat().map(String)) : undefined
       if (respelled !== undefined) setAt(made, target, respelled)
       else if (error.keyword !== 'required') removeAt(made, target)
-      else if (!setAt(made, target, valueIn(fallback, target) ?? valueIn(fallback, target.map((token, i) => Array.isArray(valueIn(made, target.slice(0, i))) ? '0' : token)))) break
+      else {
+        const own = schemaAt(schema, made, target)
+        if (!setAt(made, target, valueIn(fallback, target) ?? valueIn(fallback, target.map((token, i) => Array.isArray(valueIn(made, target.slice(0, i))) ? '0' : token)) ?? (own === undefined ? undefined : filled(own)))) break
+      }
     }
     const out = validate(made) ? { value: made, text: jsonText(made) } : null
     item.answers.set(schema, out)
