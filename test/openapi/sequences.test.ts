@@ -249,6 +249,36 @@ t.test('what the read answers of a nested object is held to what its schema name
   t.ok(mocked.verification.chains.requests > 0, 'its chain followed')
 })
 
+t.test('a read of several shapes (Ably\'s rules, a oneOf its ruleType chooses): an item patched to another type is read as that type\'s, and held to what that type names; the project\'s mock, nothing found', async (t) => {
+  const rule = (type: string, target: object) => ({ type: 'object', additionalProperties: false, required: ['ruleType', 'target'], properties: { id: { type: 'string', readOnly: true }, ruleType: { type: 'string', enum: [type] }, status: { type: 'string' }, target: { type: 'object', additionalProperties: false, ...target } } })
+  const schemas = {
+    http: rule('http', { required: ['url', 'format'], properties: { url: { type: 'string' }, format: { type: 'string' }, enveloped: { type: 'boolean' } } }),
+    zapier: rule('http/zapier', { required: ['url'], properties: { url: { type: 'string' } } }),
+    kafka: rule('kafka', { required: ['brokers', 'routingKey'], properties: { brokers: { type: 'array', items: { type: 'string' }, minItems: 1 }, routingKey: { type: 'string' } } })
+  }
+  // Made as an http rule, patched to another type: a patch's branches require nothing but the
+  // type that chooses them (the discriminator), so each patch sends one.
+  const patches = { zapier_patch: { ...schemas.zapier, required: [] }, kafka_patch: { ...schemas.kafka, required: [] } }
+  const oneOf = (names: string[]) => ({ oneOf: names.map((name) => ({ $ref: `#/components/schemas/${name}` })), discriminator: { propertyName: 'ruleType', mapping: Object.fromEntries(names.map((name) => [(schemas as any)[name.replace('_patch', '')].properties.ruleType.enum[0], `#/components/schemas/${name}`])) } })
+  const read = oneOf(['http', 'zapier', 'kafka'])
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Rules', version: '1.0.0' },
+    components: { schemas: { ...schemas, ...patches } },
+    paths: {
+      '/rules': { post: { requestBody: { required: true, ...json({ $ref: '#/components/schemas/http' }) }, responses: { 201: { description: 'made', ...json(read) } } } },
+      '/rules/{rule_id}': {
+        parameters: [{ name: 'rule_id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } },
+        patch: { requestBody: { required: true, ...json(oneOf(['zapier_patch', 'kafka_patch'])) }, responses: { 200: { description: 'changed', ...json(read) }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  const mocked = await verifiedMock(t, document)
+  t.same(mocked.found, [])
+  t.ok(mocked.verification.chains.requests > 0, 'its chain followed')
+})
+
 t.test('a change sent in a type that is no JSON nor form (an object schema in text/plain, as AppCenter\'s release update) writes no properties the read is held to: the project\'s mock, nothing found', async (t) => {
   const release = { type: 'object', properties: { id: { type: 'integer', readOnly: true }, notes: { type: 'string' } } }
   const document = {

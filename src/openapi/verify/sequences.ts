@@ -195,9 +195,19 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
     return place === undefined ? undefined : valueIn(json(answer), place.envelope)
   }
-  const readSchema = (resource: Resource): unknown => {
+  /**
+   * The schema of the item a read answered: of a read of several shapes (a oneOf or anyOf), the
+   * one the item is (Ably's rule, patched to another type, is read as that type's), else the first.
+   */
+  const readSchema = (resource: Resource, item: unknown): unknown => {
     const media = successJson(resource.operations.read)?.media
-    return media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)?.schema
+    if (media?.schema === undefined) return undefined
+    const root = derefSchema(doc, media.schema)
+    for (const branch of [...(root?.oneOf ?? []), ...(root?.anyOf ?? [])]) {
+      const placed = placeIn(doc, resource, branch)
+      if (placed !== undefined && validators.response(placed.schema)(item)) return placed.schema
+    }
+    return placeIn(doc, resource, media.schema)?.schema
   }
   /** Where a write to the item names the item's own key, in its body or in the envelope it holds the item in (bodyEnvelope); undefined where it does not, where the key is the server's to write (readOnly), or where its schema does not take the key as the chain has it. */
   const ownKeyIn = (resource: Resource, route: RouteSpec, envelope: string[], key: unknown): OwnKey | undefined => {
@@ -532,7 +542,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
         if (answer.status === 404 || answer.status === 410) return fail('ensure_resource_availability', `${resource.name} ${jsonText(key)}, made by ${written!.by.method} ${written!.by.path}, read answered ${answer.status}`, creator) ?? stop(`read: answered ${answer.status}`)
         if (!ok(answer)) return stop(`read: answered ${answer.status}`)
         const item = itemOf(resource, answer)
-        const schema = readSchema(resource)
+        const schema = readSchema(resource, item)
         const differs = unwritten(doc, validators, schema, resource.property, written?.body, item)
         const found = differs.length > 0 ? fail('read_after_write', `${written!.by.method} ${written!.by.path} wrote what the read does not answer: ${differs.join('; ')}`, written!.by) : undefined
         if (found !== undefined) return found
