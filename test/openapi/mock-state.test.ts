@@ -770,3 +770,32 @@ t.test('an item of one branch of a discriminated oneOf, patched to another (Ably
     t.same(Object.keys(target).sort(), ['brokers', 'routingKey'], 'not the http target\'s url nor enveloped')
   }
 })
+
+t.test('an item that both branches of a oneOf take (InfluxDB\'s dashboard, a Dashboard or one with its cells\' view properties, told apart by its cells alone): answered as written, over the sample\'s members that tell the branch, each create its own key; a patch that wrote a value the answer cannot take: the sample\'s there', async (t) => {
+  const dashboard = (cell: object) => ({ type: 'object', required: ['name'], properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' }, cells: { type: 'array', items: cell } } })
+  const read = { oneOf: [dashboard({ type: 'object', additionalProperties: false, properties: { x: { type: 'integer' } } }), dashboard({ type: 'object', required: ['view'], properties: { x: { type: 'integer' }, view: { type: 'string' } } })] }
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Dashboards', version: '1.0.0' },
+    paths: {
+      '/dashboards': { post: { requestBody: { required: true, ...json({ type: 'object', required: ['name'], properties: { name: { type: 'string' } } }) }, responses: { 201: { description: 'made', ...json(read) } } } },
+      '/dashboards/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } },
+        patch: { requestBody: { required: true, ...json({ type: 'object', properties: { name: { type: 'string' }, cells: { type: 'object' } } }) }, responses: { 200: { description: 'changed', ...json(read) } } }
+      }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'dashboards.json')
+  t.teardown(() => app.close())
+  const made = await Promise.all(['Ops', 'Sales'].map((name) => app.inject({ method: 'POST', url: '/dashboards', payload: { name } })))
+  t.same(made.map((answer) => answer.statusCode), [201, 201])
+  const [ops, sales] = made.map((answer) => answer.json())
+  t.match(ops, { name: 'Ops', cells: [{ x: Number }] }, 'the item\'s name, the sample\'s cells')
+  t.match(sales, { name: 'Sales' })
+  t.not(ops.id, sales.id, 'each its own key')
+  t.same((await app.inject({ method: 'GET', url: `/dashboards/${ops.id}` })).json(), ops, 'read as answered')
+  const patched = await app.inject({ method: 'PATCH', url: `/dashboards/${ops.id}`, payload: { name: 'Ops 2', cells: { x: 1, view: 'line' } } })
+  t.equal(patched.statusCode, 200)
+  t.match(patched.json(), { id: ops.id, name: 'Ops 2', cells: [{ x: Number }] }, 'the name patched, the cells the answer cannot take as written the sample\'s')
+})

@@ -228,19 +228,37 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     return at
   }
 
-  /** The item as an answer shows it: in its envelope, writeOnly properties left out, and each value its schema does not take mended (below). Kept with the item, by schema. */
+  /**
+   * The item as an answer shows it: in its envelope, writeOnly properties left out, and each value
+   * its schema does not take mended (below); where it cannot be, the sample's members with the
+   * item's over them (InfluxDB's dashboard, which both branches of its oneOf take, is told apart
+   * by the sample's cells). Kept with the item, by schema.
+   */
   const shaped = (item: Item, schema: JsonSchema, place: { envelope: string[] }, sample: () => unknown, validate: ValidateFunction): { value: unknown, text: string } | null => {
     const cached = item.answers.get(schema)
     if (cached !== undefined) return cached
     const fallback = sample()
-    const made = wrap(place.envelope, structuredClone(item.value), fallback)
+    const sampled = valueIn(fallback, place.envelope)
+    const out = mended(wrap(place.envelope, structuredClone(item.value), fallback), schema, place, fallback, validate) ??
+      (isObject(sampled) && isObject(item.value) ? mended(wrap(place.envelope, { ...structuredClone(sampled), ...structuredClone(item.value) }, fallback), schema, place, fallback, validate, true) : undefined)
+    const answer = out === undefined ? null : { value: out, text: jsonText(out) }
+    item.answers.set(schema, answer)
+    return answer
+  }
+
+  /**
+   * `made` valid against `schema`, or undefined. One error at a time (the validators stop at the
+   * first): a value of another type than asked is spelled as asked where it is the same value
+   * (Jira's ids: integers read, strings in a create's answer), else left out; a property not
+   * allowed too; a required one missing is the sample's at the same place (in a list's item past
+   * the sample's, as in the sample's first item), else a value of its own schema (the sample is of
+   * another branch of a oneOf). `bySample`: a value not taken is the sample's at the same place,
+   * once, before it is left out. Nothing outside the envelope's item is changed.
+   */
+  const mended = (made: unknown, schema: JsonSchema, place: { envelope: string[] }, fallback: unknown, validate: ValidateFunction, bySample = false): unknown => {
+    const restored = new Set<string>()
     const within = (tokens: string[]) => tokens.length > place.envelope.length && place.envelope.every((name, i) => tokens[i] === name)
     for (let pointer = writeOnlyIn(doc, schema, made); pointer !== undefined && within(tokensOf(pointer)); pointer = writeOnlyIn(doc, schema, made)) removeAt(made, tokensOf(pointer))
-    // One error at a time (the validators stop at the first): a value of another type than asked
-    // is spelled as asked where it is the same value (Jira's ids: integers read, strings in a
-    // create's answer), else left out; a property not allowed too; a required one missing is the
-    // sample's at the same place (in a list's item past the sample's, as in the sample's first item),
-    // else a value of its own schema (the sample is of another branch of a oneOf).
     for (let round = 0; round < MENDING_ROUNDS && !validate(made); round++) {
       const error = validate.errors?.[0]
       if (error === undefined) break
@@ -249,15 +267,16 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (!within(target)) break
       const respelled = error.keyword === 'type' ? spelledAs(valueIn(made, target), [error.params.type].flat().map(String)) : undefined
       if (respelled !== undefined) setAt(made, target, respelled)
-      else if (error.keyword !== 'required') removeAt(made, target)
-      else {
+      else if (error.keyword !== 'required') {
+        const pointer = JSON.stringify(target)
+        if (!bySample || restored.has(pointer) || !setAt(made, target, valueIn(fallback, target))) removeAt(made, target)
+        restored.add(pointer)
+      } else {
         const own = schemaAt(schema, made, target)
         if (!setAt(made, target, valueIn(fallback, target) ?? valueIn(fallback, target.map((token, i) => Array.isArray(valueIn(made, target.slice(0, i))) ? '0' : token)) ?? (own === undefined ? undefined : filled(own)))) break
       }
     }
-    const out = validate(made) ? { value: made, text: jsonText(made) } : null
-    item.answers.set(schema, out)
-    return out
+    return validate(made) ? made : undefined
   }
 
   // Where each answer's item is, found once per media type: a read is a lookup and a cached body.
