@@ -111,10 +111,12 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
       vendor: { 'application/vnd.goa.error': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }, example: { id: 'bad_request' } } },
       word: { 'application/json': { schema: { type: 'string', enum: ['bad'] } } },
       bytes: { 'application/octet-stream': { schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } } } },
+      multipart: { 'multipart/form-data': {} },
+      form: { 'application/x-www-form-urlencoded': {} },
       bare: undefined
     }).map(([name, content]) => [`/${name}`, { get: { operationId: name, parameters: [{ name: 'n', in: 'query', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'ok' }, 400: { description: 'refused', ...(content !== undefined && { content }) } } } }]))
   }
-  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'legacy', 'example', 'xml', 'problems', 'schemaless', 'vendor', 'word', 'bytes', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
+  const refusing = await engineApp(t, refusals, Object.fromEntries(['text', 'legacy', 'example', 'xml', 'problems', 'schemaless', 'vendor', 'word', 'bytes', 'multipart', 'form', 'bare'].map((name) => [name, async () => ({ status: 200 })])))
   const refused = async (name: string) => await refusing.inject({ url: `/${name}?n=x` })
   const text = await refused('text')
   t.same([text.statusCode, text.headers['content-type'], text.body], [400, 'text/plain; charset=utf-8', 'querystring/n must be integer'], 'a text type: the message, as text')
@@ -135,6 +137,12 @@ t.test('errors in the declared shape for their status, whatever it is; problem d
   const bytes = await refused('bytes')
   t.equal(bytes.headers['content-type'], 'application/octet-stream', 'bytes (as Azure\'s documents declare their errors): in that type')
   t.equal(bytes.body, 'querystring/n must be integer', 'the message, as bytes')
+  const multipart = await refused('multipart')
+  const boundary = /^multipart\/form-data; boundary=(.+)$/.exec(String(multipart.headers['content-type']))?.[1]
+  t.ok(boundary, 'a multipart form (as xtrf declares its every answer): in that type, with its boundary')
+  t.equal(multipart.body, `--${boundary}\r\nContent-Disposition: form-data; name="message"\r\n\r\nquerystring/n must be integer\r\n--${boundary}--\r\n`, 'the message, its one part')
+  const form = await refused('form')
+  t.same([form.headers['content-type'], form.body], ['application/x-www-form-urlencoded', 'message=querystring%2Fn+must+be+integer'], 'a urlencoded form: the message, its one field')
   const bare = await refused('bare')
   t.equal(bare.json().detail, 'querystring/n must be integer', 'no content declared: problem details')
 })

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
@@ -15,7 +16,7 @@ import type { Validators } from '../schemas/validation.ts'
 // answer keeps to them still: problem details where they take those (in the JSON type declared,
 // where that is not theirs), the message as text in a text type, else the document's example of
 // that answer, or a value of its schema (samples.ts), else the message as the bytes of a byte
-// type it declares (application/octet-stream). A
+// type it declares (application/octet-stream), or as the one field of a form it declares. A
 // status the operation does not declare takes the shape its document's errors share; where
 // nothing fits, RFC 9457's problem details (application/problem+json).
 
@@ -113,7 +114,17 @@ function declaredWriter (doc: OpenApiDocument, response: ResponseSpec, validator
   // Bytes of a type the document names (application/octet-stream): the message is bytes enough.
   const bytes = response.media.find((m) => !m.type.includes('*') && kindOf(m.type) === 'bytes')
   if (bytes !== undefined) return (_status, message) => ({ body: message, type: bytes.spelled })
+  // A form (xtrf's `default`, multipart/form-data): the message as its one field.
+  const form = response.media.find((m) => !m.type.includes('*') && ['form', 'multipart'].includes(kindOf(m.type)))
+  if (form !== undefined) return (_status, message) => formMessage(form, message)
   return problem
+}
+
+/** `message` as a form's one field, `message`: urlencoded, or a multipart part under a boundary of its own. */
+function formMessage (media: MediaSpec, message: string): ErrorBody {
+  if (kindOf(media.type) === 'form') return { body: new URLSearchParams({ message }).toString(), type: media.spelled }
+  const boundary = `error-${randomUUID()}`
+  return { body: `--${boundary}\r\nContent-Disposition: form-data; name="message"\r\n\r\n${message}\r\n--${boundary}--\r\n`, type: `${media.spelled}; boundary=${boundary}` }
 }
 
 /** The writers of a document's errors: one for each route's requests, one for requests that matched none. */
