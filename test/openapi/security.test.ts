@@ -22,6 +22,7 @@ const document = {
     '/scoped': operation('scoped', [{ oauth: ['things:write'] }]),
     '/public': operation('public', []),
     '/optional': operation('optional', [{}, { bearer: [] }]),
+    '/again': operation('again', [{ key: [] }, { bearer: [] }, { key: [] }]),
     '/default': { get: { operationId: 'default', responses: ok } }
   },
   components: {
@@ -47,6 +48,7 @@ t.test('the mock\'s checks: presence and form, for each kind of scheme, as alter
   t.equal(none.statusCode, 401)
   t.equal(none.json().detail, 'Missing credentials: send a bearer token (Authorization: Bearer …) (bearer), or an API key in the X-Key header (key)', 'what would do, by name')
   t.equal(none.headers['www-authenticate'], 'Bearer', 'and the challenge of the http scheme')
+  t.equal((await app.inject({ url: '/again' })).json().detail, 'Missing credentials: send an API key in the X-Key header (key), or a bearer token (Authorization: Bearer …) (bearer)', 'an alternative listed again (as xtrf lists its one, four times): named once')
   const malformed = await app.inject({ url: '/either', headers: { authorization: 'Bearer not a token' } })
   t.equal(malformed.statusCode, 401)
   t.equal(malformed.json().detail, 'The Bearer credentials are malformed', 'bad credentials of one alternative are what the answer says, when no other passes')

@@ -89,7 +89,8 @@ export function securityHooks (route: RouteSpec, document: OpenApiDocument, chec
   }))
   if (alternatives.length === 1) return alternatives[0].map(({ hook }) => hook)
 
-  const wanted = alternatives.map((alternative) => alternative.map(({ name, scheme }) => `${describe(scheme)} (${name})`).join(' with ')).join(', or ')
+  // Each alternative once, where a document lists one again (xtrf's, four times).
+  const wanted = [...new Set(alternatives.map((alternative) => alternative.map(({ name, scheme }) => `${describe(scheme)} (${name})`).join(' with ')))].join(', or ')
   return [function security (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     let refusal: { error: Error, challenge: unknown } | undefined
     const challenges: unknown[] = []
