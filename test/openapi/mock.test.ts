@@ -292,3 +292,18 @@ t.test('an answer whose schema has a $ref to nothing: named once when the exampl
   t.match(lines.map((line) => line.problem).filter(Boolean), ['GET /things 200 application/json: its schema cannot be read (broken.yaml#/$defs/Color: is the target of a $ref, and there is nothing there); its examples are not served'])
   t.same((await app.inject({ url: '/ok' })).json(), { fine: true }, 'the rest served')
 })
+
+t.test('a date-time bounded in length as no date-time is (minLength 25): answered, and nothing written to the console besides the log', async (t) => {
+  // openapi-sampler warns of it on the console, whatever its `quiet` says: once for every sample.
+  const stamp = { type: 'object', required: ['at'], properties: { at: { type: 'string', format: 'date-time', minLength: 25 } } }
+  const document = { openapi: '3.0.0', info: { title: 'Stamps', version: '1.0.0' }, paths: { '/stamp': { get: { responses: { 200: { description: 'a stamp', content: { 'application/json': { schema: stamp } } } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'stamps.json')
+  t.teardown(() => app.close())
+  const warned: unknown[] = []
+  const warn = console.warn
+  console.warn = (...args: unknown[]) => { warned.push(args) }
+  t.teardown(() => { console.warn = warn })
+  const answer = await app.inject({ method: 'GET', url: '/stamp' })
+  t.equal(answer.statusCode, 200)
+  t.same(warned, [], 'no line of the sampler\'s')
+})

@@ -170,6 +170,21 @@ function withoutExamples (node: unknown): unknown {
 }
 
 /**
+ * `make`, with console.warn silent while it runs (synchronously): openapi-sampler's `quiet` does
+ * not reach all its warnings (a date-time's minLength), and they would be lines of no log's shape
+ * on a service's stderr, once for each sample.
+ */
+function quietly<T> (make: () => T): T {
+  const warn = console.warn
+  console.warn = () => {}
+  try {
+    return make()
+  } finally {
+    console.warn = warn
+  }
+}
+
+/**
  * A value of `schema` that `validate` passes, else the sampler's first, not valid. `direction`
  * says which properties to leave out: a request's readOnly ones, an answer's writeOnly ones. XML
  * is the sampler's, unchecked. `minimal`: of its required properties alone.
@@ -186,7 +201,7 @@ export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefine
     try {
       if (stripped) bare ??= withoutExamples(standaloneSchema(doc, schema ?? {}, 'serialize')) as JsonSchema
       const from = branch !== undefined ? branches[branch] : stripped ? bare : schema ?? {}
-      const made = sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth: MAX_DEPTH, format: xml ? 'xml' : 'json' }, stripped ? bare : doc)
+      const made = quietly(() => sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth: MAX_DEPTH, format: xml ? 'xml' : 'json' }, stripped ? bare : doc))
       if (xml) return { value: made, valid: true }
       const value = direction === 'response' ? withoutWriteOnly(doc, schema, made) : made
       if (first === undefined) first = value
