@@ -293,9 +293,11 @@ t.test('an answer whose schema has a $ref to nothing: named once when the exampl
   t.same((await app.inject({ url: '/ok' })).json(), { fine: true }, 'the rest served')
 })
 
-t.test('a date-time bounded in length as no date-time is (minLength 25): answered, and nothing written to the console besides the log', async (t) => {
+t.test('a date-time bounded in length as few are (minLength 25, as UniCourt\'s): answered long enough, and nothing written to the console besides the log', async (t) => {
   // openapi-sampler warns of it on the console, whatever its `quiet` says: once for every sample.
-  const stamp = { type: 'object', required: ['at'], properties: { at: { type: 'string', format: 'date-time', minLength: 25 } } }
+  // And more of them than the mends a sample had (UniCourt's case holds 67), each mended alone.
+  const names = Array.from({ length: 50 }, (_, i) => `at${i}`)
+  const stamp = { type: 'object', required: names, properties: Object.fromEntries(names.map((name) => [name, { type: 'string', format: 'date-time', minLength: 25 }])) }
   const document = { openapi: '3.0.0', info: { title: 'Stamps', version: '1.0.0' }, paths: { '/stamp': { get: { responses: { 200: { description: 'a stamp', content: { 'application/json': { schema: stamp } } } } } } } }
   const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'stamps.json')
   t.teardown(() => app.close())
@@ -305,5 +307,8 @@ t.test('a date-time bounded in length as no date-time is (minLength 25): answere
   t.teardown(() => { console.warn = warn })
   const answer = await app.inject({ method: 'GET', url: '/stamp' })
   t.equal(answer.statusCode, 200)
+  const stamps = Object.values(answer.json()) as string[]
+  t.equal(stamps.length, 50)
+  t.ok(stamps.every((at) => /^2019-08-24T14:15:22\.0+Z$/.test(at) && at.length >= 25), `each an instant long enough, its fraction of a second in zeros: ${stamps[49]}`)
   t.same(warned, [], 'no line of the sampler\'s')
 })

@@ -17,6 +17,8 @@ import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './s
 export interface Sample { value: unknown, valid: boolean }
 
 const MAX_DEPTH = 8
+// Mends a value may take: this many, and one more for each value within it (UniCourt's case holds
+// 67 date-times, each mended alone), so that a large sample is not given up half mended.
 const MAX_MENDS = 40
 
 /** A valid value of each format JSON Schema and OpenAPI name. */
@@ -105,6 +107,21 @@ function replaced (value: unknown, pointer: string, by: unknown): unknown {
   return value
 }
 
+// A date-time (RFC 3339), its fraction of a second apart.
+const INSTANT = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/i
+
+/**
+ * `text` at least `limit` long: a date-time by zeros in its fraction of a second, which keep its
+ * instant and its format (UniCourt's are at least 25 long); else by its own last character, which a
+ * pattern's last repeat takes more of (`^[0-9]+$`'s 0).
+ */
+function longer (text: string, limit: number): string {
+  const instant = INSTANT.exec(text)
+  if (instant === null) return text.padEnd(limit, text.at(-1) ?? 'a')
+  const [, head, fraction = '.', zone] = instant
+  return head + fraction.padEnd(limit - head.length - zone.length, '0') + zone
+}
+
 /** What mends the value the validator refused at one place; undefined when nothing will. */
 function mend (error: NonNullable<ValidateFunction['errors']>[number], current: unknown): { pointer: string, by: unknown } | undefined {
   const { keyword, params, instancePath } = error
@@ -114,8 +131,7 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
     case 'format': return params.format in FORMATS ? { ...here, by: FORMATS[params.format] } : undefined
     case 'enum': return { ...here, by: params.allowedValues[0] }
     case 'const': return { ...here, by: params.allowedValue }
-    // Longer by its own last character, which a pattern's last repeat takes more of (`^[0-9]+$`'s 0).
-    case 'minLength': return { ...here, by: String(current ?? '').padEnd(params.limit, String(current ?? '').at(-1) ?? 'a') }
+    case 'minLength': return { ...here, by: longer(String(current ?? ''), params.limit) }
     case 'maxLength': return { ...here, by: String(current ?? '').slice(0, params.limit) }
     case 'minimum': case 'maximum': return { ...here, by: params.limit }
     case 'exclusiveMinimum': return { ...here, by: params.limit + 1 }
@@ -141,7 +157,8 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
 /** The value mended until `validate` passes it, or undefined when it cannot be. */
 function mended (value: unknown, validate: ValidateFunction): unknown {
   let current = structuredClone(value)
-  for (let i = 0; i < MAX_MENDS; i++) {
+  const mends = MAX_MENDS + valuesIn(current)
+  for (let i = 0; i < mends; i++) {
     if (validate(current)) return current
     const error = validate.errors?.[0]
     const fix = error === undefined ? undefined : mend(error, at(current, error.instancePath))
@@ -149,6 +166,11 @@ function mended (value: unknown, validate: ValidateFunction): unknown {
     current = replaced(current, fix.pointer, fix.by)
   }
   return validate(current) ? current : undefined
+}
+
+/** How many values a value holds, itself and all within it. */
+function valuesIn (value: unknown): number {
+  return value !== null && typeof value === 'object' ? Object.values(value).reduce((count: number, inner) => count + valuesIn(inner), 1) : 1
 }
 
 /** An answer's value without the writeOnly properties an answer never holds: the sampler keeps those it meets past its depth (bkk.hu's, in a list of lists). */
