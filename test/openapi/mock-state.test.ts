@@ -799,3 +799,24 @@ t.test('an item that both branches of a oneOf take (InfluxDB\'s dashboard, a Das
   t.equal(patched.statusCode, 200)
   t.match(patched.json(), { id: ops.id, name: 'Ops 2', cells: [{ x: Number }] }, 'the name patched, the cells the answer cannot take as written the sample\'s')
 })
+
+t.test('a read that declares JSON twice, with an example and, with its charset, the schema (as Zuora\'s do): answers the item written, not the example', async (t) => {
+  const amendment = { type: 'object', properties: { Id: { type: 'string', readOnly: true }, Name: { type: 'string' } } }
+  const read = { 'application/json': { examples: { response: { value: { Id: 'A-1', Name: 'From the example' } } } }, 'application/json; charset=utf-8': { schema: amendment } }
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Amendments', version: '1.0.0' },
+    paths: {
+      '/amendments': { post: { requestBody: { required: true, ...json(amendment) }, responses: { 200: { description: 'made', content: read } } } },
+      '/amendments/{Id}': { get: { parameters: [{ name: 'Id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', content: read }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'amendments.json')
+  t.teardown(() => app.close())
+  const made = await app.inject({ method: 'POST', url: '/amendments', payload: { Name: 'Renewal' } })
+  t.match(made.json(), { Name: 'Renewal' })
+  const { Id } = made.json()
+  const answer = await app.inject({ method: 'GET', url: `/amendments/${Id}` })
+  t.same([answer.statusCode, answer.json()], [200, { Id, Name: 'Renewal' }], 'what was written')
+  t.match(answer.headers['content-type'], /^application\/json/)
+})

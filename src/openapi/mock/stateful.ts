@@ -294,7 +294,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const response = status === undefined ? successOf(route) : responseFor(route.responses, status)
     if (response === undefined) return undefined
     const code = status ?? statusOf(response)
-    const media = tools.pickMedia(response.media, accept)
+    const picked = tools.pickMedia(response.media, accept)
+    // A type declared twice (Zuora's application/json with an example, and with its charset and the
+    // schema): the item answered in the one whose schema shapes it, not as the example.
+    const media = picked !== undefined && picked.schema === undefined ? response.media.find((m) => m.type === picked.type && m.schema !== undefined) ?? picked : picked
     const headers = withEntityTag(response, tools.headersOf(route, response), item)
     if (media === undefined || code === 204 || code === 304) return { status: code, headers }
     // JSON only: an item asked for in XML is answered from the document, as before.
