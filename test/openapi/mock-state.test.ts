@@ -820,3 +820,25 @@ t.test('a read that declares JSON twice, with an example and, with its charset, 
   t.same([answer.statusCode, answer.json()], [200, { Id, Name: 'Renewal' }], 'what was written')
   t.match(answer.headers['content-type'], /^application\/json/)
 })
+
+t.test('a key of one of several patterns (Lucidtech\'s transitionId, anyOf two): each create a key of its own drawn from them, not the sample\'s every time', async (t) => {
+  const transition = { type: 'object', properties: { transitionId: { readOnly: true, anyOf: [{ type: 'string', pattern: '^las:transition:[a-f0-9]{32}$' }, { type: 'string', pattern: '^las:transition:commons-[0-9A-Za-z-]+$' }] }, name: { type: 'string' } } }
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Transitions', version: '1.0.0' },
+    paths: {
+      '/transitions': { post: { requestBody: { required: true, ...json(transition) }, responses: { 200: { description: 'made', ...json(transition) } } } },
+      '/transitions/{transitionId}': { get: { parameters: [{ name: 'transitionId', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...json(transition) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'transitions.json')
+  t.teardown(() => app.close())
+  const keys: string[] = []
+  for (const name of ['a', 'b', 'c']) {
+    const made = await app.inject({ method: 'POST', url: '/transitions', payload: { name } })
+    keys.push(made.json().transitionId)
+    t.same((await app.inject({ method: 'GET', url: `/transitions/${encodeURIComponent(made.json().transitionId)}` })).json(), made.json(), `${name} read back by its key`)
+  }
+  t.equal(new Set(keys).size, 3, `each its own: ${keys.join(', ')}`)
+  t.ok(keys.every((key) => /^las:transition:([a-f0-9]{32}|commons-[0-9A-Za-z-]+)$/.test(key)), 'each of a pattern the key takes')
+})

@@ -93,7 +93,8 @@ function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validat
   const numeric = [parameter.type].flat().some((type) => type === 'integer' || type === 'number')
   const byParameter = numeric ? validators.response(parameter) : validators.text(parameter)
   const inPath = (key: unknown) => (typeof key === 'string' || typeof key === 'number') && (numeric ? String(key).trim() !== '' && byParameter(Number(key)) : byParameter(String(key)))
-  const patterns = [property.pattern, parameter.pattern].filter((pattern): pattern is string => typeof pattern === 'string')
+  // A key's patterns, its branches' too (Lucidtech's transitionId: one of two patterns).
+  const patterns = [property, parameter].flatMap((schema) => [schema, ...schema.anyOf ?? [], ...schema.oneOf ?? []]).map((schema) => derefSchema(doc, schema)?.pattern).filter((pattern): pattern is string => typeof pattern === 'string')
   return { check: (key) => byProperty(key) && inPath(key), inPath, schema: property, enums: [...property.enum ?? [], ...parameter.enum ?? []], patterns }
 }
 
