@@ -842,3 +842,27 @@ t.test('a key of one of several patterns (Lucidtech\'s transitionId, anyOf two):
   t.equal(new Set(keys).size, 3, `each its own: ${keys.join(', ')}`)
   t.ok(keys.every((key) => /^las:transition:([a-f0-9]{32}|commons-[0-9A-Za-z-]+)$/.test(key)), 'each of a pattern the key takes')
 })
+
+t.test('a list whose items require what a write does not give, declared as an allOf of the list and its description (AWS MediaPackage\'s manifests and their Url): each item made whole of its own schema, what was written kept', async (t) => {
+  const schemas = {
+    Manifests: { type: 'array', items: { $ref: '#/components/schemas/Manifest' } },
+    Manifest: { type: 'object', required: ['Name', 'Url'], properties: { Name: { type: 'string' }, Url: { type: 'string', format: 'uri' } } },
+    Endpoint: { type: 'object', required: ['Id'], properties: { Id: { type: 'string', readOnly: true }, Seconds: { type: 'integer' }, Manifests: { allOf: [{ $ref: '#/components/schemas/Manifests' }, { description: 'Its manifests.' }] } } }
+  }
+  const written = { type: 'object', properties: { Seconds: { type: 'integer' }, Manifests: { type: 'array', items: { type: 'object', required: ['Name'], properties: { Name: { type: 'string' } } } } } }
+  const endpoint = json({ $ref: '#/components/schemas/Endpoint' })
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Endpoints', version: '1.0.0' },
+    components: { schemas },
+    paths: {
+      '/endpoints': { post: { requestBody: { required: true, ...json(written) }, responses: { 200: { description: 'made', ...endpoint } } } },
+      '/endpoints/{Id}': { get: { parameters: [{ name: 'Id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...endpoint }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'endpoints.json')
+  t.teardown(() => app.close())
+  const made = await app.inject({ method: 'POST', url: '/endpoints', payload: { Seconds: 60, Manifests: [{ Name: 'a' }, { Name: 'b' }] } })
+  const read = (await app.inject({ method: 'GET', url: `/endpoints/${made.json().Id}` })).json()
+  t.match(read, { Seconds: 60, Manifests: [{ Name: 'a', Url: String }, { Name: 'b', Url: String }] }, 'what was written, each manifest with a Url')
+})

@@ -209,7 +209,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   /**
    * The schema of what `tokens` name in `value` (a property, an item), as `schema` declares it:
-   * through allOf; of a oneOf or anyOf, the branch its discriminator's value names, else the first
+   * through allOf (AWS's lists, an allOf of the list and its description); of a oneOf or anyOf, the branch its discriminator's value names, else the first
    * that declares the next step (Ably's kafka rule: its target's, not the first branch's).
    */
   const schemaAt = (schema: unknown, value: unknown, tokens: string[]): unknown => {
@@ -221,7 +221,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const ref = (branch: any): string => typeof branch?.$ref === 'string' ? branch.$ref : ''
       const branch = branches.find((b) => named !== undefined && (ref(b) === named || ref(b).endsWith(`/${named}`))) ?? branches.find((b) => token in propertiesOf(doc, b))
       if (branch !== undefined) at = derefSchema(doc, branch)
-      const next = Array.isArray(value) ? at?.prefixItems?.[Number(token)] ?? at?.items : propertiesOf(doc, at)[token] ?? (isObject(at?.additionalProperties) ? at.additionalProperties : undefined)
+      const parts: any[] = [at, ...(at?.allOf ?? []).map((part: unknown) => derefSchema(doc, part))]
+      const next = Array.isArray(value)
+        ? parts.map((part) => part?.prefixItems?.[Number(token)] ?? part?.items).find((inner) => inner !== undefined)
+        : propertiesOf(doc, at)[token] ?? parts.map((part) => part?.additionalProperties).find(isObject)
       if (next === undefined) return undefined
       at = derefSchema(doc, next)
       value = (value as any)?.[token]
