@@ -547,3 +547,23 @@ t.test('an operation that answers only 101 (a WebSocket handshake) is left out, 
   t.same(verification.refused.map((r) => `${r.operation}: ${r.problem}`), ['GET /realtime: answers only 101, switching protocols (a WebSocket handshake): HTTP requests alone do not verify it'])
   t.same(verification.operations.map((o) => `${o.method} ${o.path} ${o.violations.length}`), ['GET /events 0'], 'the other verified, nothing found')
 })
+
+t.test('a credential in a header whose name no request can carry (RapidAPI\'s "ADVICEment API Key"): not sent, and no failure of the service\'s', async (t) => {
+  const { buildMock } = await import('../../src/cli/mock-app.ts')
+  const { loadConfig } = await import('../../src/config.ts')
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Templates', version: '1.0.0' },
+    components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'ADVICEment API Key' } } },
+    security: [{ key: [] }],
+    paths: { '/templates': { get: { responses: { 200: { description: 'ok' }, 401: { description: 'no key' } } } } }
+  }
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'templates.json')
+  t.teardown(() => app.close())
+  const http = httpTransport(await app.listen({ port: 0, host: '127.0.0.1' }), { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  const verification = await verify(served, http.send, { seed: 1 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
+  const unsent = verification.operations[0].sent.filter((s) => s.error !== undefined).map((s) => s.error)
+  t.ok(unsent.length > 0 && unsent.every((error) => /^not sent: Header name must be a valid HTTP token/.test(error ?? '')), `the requests with the key named as not sent: ${unsent[0]}`)
+})

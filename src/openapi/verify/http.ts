@@ -11,6 +11,9 @@ import type { Transport } from './verifier.ts'
 // answer in time) is an error the verifier reports; what its own bounds stop, a VerifierLimit.
 
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024
+// Node's refusals of a request it will not write: a header's name that is no token, a value with
+// a character no header can hold.
+const UNSENDABLE = new Set(['ERR_INVALID_HTTP_TOKEN', 'ERR_INVALID_CHAR'])
 
 /** Requests to `baseUrl` over kept-alive connections, as many at once as `connections`; `close` ends them. */
 export function httpTransport (baseUrl: string, { timeoutMs, connections }: { timeoutMs: number, connections: number }): { send: Transport, close: () => void } {
@@ -48,6 +51,9 @@ export function httpTransport (baseUrl: string, { timeoutMs, connections }: { ti
       return await once(url, request)
     } catch (err) {
       if (err instanceof Reused) return await once(url, request)
+      // What no HTTP request can carry (RapidAPI's "ADVICEment API Key" header, its name no token)
+      // is never sent: the verifier's limit, not the service's failure.
+      if (UNSENDABLE.has((err as NodeJS.ErrnoException).code ?? '')) throw new VerifierLimit(`not sent: ${(err as Error).message}`)
       throw err
     }
   }
