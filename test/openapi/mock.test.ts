@@ -312,3 +312,11 @@ t.test('a date-time bounded in length as few are (minLength 25, as UniCourt\'s):
   t.ok(stamps.every((at) => /^2019-08-24T14:15:22\.0+Z$/.test(at) && at.length >= 25), `each an instant long enough, its fraction of a second in zeros: ${stamps[49]}`)
   t.same(warned, [], 'no line of the sampler\'s')
 })
+
+t.test('a property no value satisfies (a string whose enum lists numbers, as the directory\'s Shotstack has its aspectRatio): left out where the schema lets it be, and the answer valid', async (t) => {
+  const output = { type: 'object', required: ['format'], properties: { format: { type: 'string', enum: ['mp4', 'gif'] }, aspectRatio: { type: 'string', enum: [969, 556] }, fps: { type: 'integer' } } }
+  const document = { openapi: '3.0.0', info: { title: 'Renders', version: '1.0.0' }, paths: { '/render': { get: { responses: { 200: { description: 'a render', content: { 'application/json': { schema: { type: 'object', properties: { output } } } } } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'renders.json')
+  t.teardown(() => app.close())
+  t.same((await app.inject({ method: 'GET', url: '/render' })).json(), { output: { format: 'mp4', fps: 0 } })
+})

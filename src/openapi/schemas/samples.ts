@@ -158,14 +158,26 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
 function mended (value: unknown, validate: ValidateFunction): unknown {
   let current = structuredClone(value)
   const mends = MAX_MENDS + valuesIn(current)
+  const times = new Map<string, number>()
   for (let i = 0; i < mends; i++) {
     if (validate(current)) return current
     const error = validate.errors?.[0]
     const fix = error === undefined ? undefined : mend(error, at(current, error.instancePath))
     if (fix === undefined || (fix.by === undefined && error?.keyword !== 'additionalProperties')) return undefined
-    current = replaced(current, fix.pointer, fix.by)
+    // A property no mend settles (a string whose enum lists numbers, as the directory's Shotstack
+    // has it) is left out, at its third, where it may be: what a schema requires comes back.
+    const mended = (times.get(fix.pointer) ?? 0) + 1
+    times.set(fix.pointer, mended)
+    const property = mended > 2 && fix.pointer !== '' && isProperty(current, fix.pointer)
+    current = replaced(current, fix.pointer, property ? undefined : fix.by)
   }
   return validate(current) ? current : undefined
+}
+
+/** Whether `pointer` names a property of an object (not an item of a list) in `value`. */
+function isProperty (value: unknown, pointer: string): boolean {
+  const parent = at(value, `/${tokens(pointer).slice(0, -1).map(pointerToken).join('/')}`.replace(/^\/$/, ''))
+  return parent !== null && typeof parent === 'object' && !Array.isArray(parent)
 }
 
 /** How many values a value holds, itself and all within it. */
