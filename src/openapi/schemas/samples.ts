@@ -158,18 +158,20 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
 function mended (value: unknown, validate: ValidateFunction): unknown {
   let current = structuredClone(value)
   const mends = MAX_MENDS + valuesIn(current)
-  const times = new Map<string, number>()
+  const given = new Map<string, Set<string>>()
   for (let i = 0; i < mends; i++) {
     if (validate(current)) return current
     const error = validate.errors?.[0]
     const fix = error === undefined ? undefined : mend(error, at(current, error.instancePath))
     if (fix === undefined || (fix.by === undefined && error?.keyword !== 'additionalProperties')) return undefined
-    // A property no mend settles (a string whose enum lists numbers, as the directory's Shotstack
-    // has it) is left out, at its third, where it may be: what a schema requires comes back.
-    const mended = (times.get(fix.pointer) ?? 0) + 1
-    times.set(fix.pointer, mended)
-    const property = mended > 2 && fix.pointer !== '' && isProperty(current, fix.pointer)
-    current = replaced(current, fix.pointer, property ? undefined : fix.by)
+    // A property no mend settles, given a value it was given before (a string whose enum lists
+    // numbers, as the directory's Shotstack has it), is left out where it may be: what a schema
+    // requires comes back.
+    const before = given.get(fix.pointer) ?? new Set<string>()
+    given.set(fix.pointer, before)
+    const again = fix.by !== undefined && before.has(JSON.stringify(fix.by))
+    if (fix.by !== undefined) before.add(JSON.stringify(fix.by))
+    current = replaced(current, fix.pointer, again && fix.pointer !== '' && isProperty(current, fix.pointer) ? undefined : fix.by)
   }
   return validate(current) ? current : undefined
 }
