@@ -866,3 +866,25 @@ t.test('a list whose items require what a write does not give, declared as an al
   const read = (await app.inject({ method: 'GET', url: `/endpoints/${made.json().Id}` })).json()
   t.match(read, { Seconds: 60, Manifests: [{ Name: 'a', Url: String }, { Name: 'b', Url: String }] }, 'what was written, each manifest with a Url')
 })
+
+t.test('a write whose body has no member where the item is enveloped (Square\'s examples, {"request_body": …} where the item is in "location"): an item of the server\'s values, each create its own key', async (t) => {
+  const location = { type: 'object', properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' } } }
+  const wrapped = json({ type: 'object', properties: { location } })
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Locations', version: '1.0.0' },
+    paths: {
+      '/locations': { post: { requestBody: { required: true, ...wrapped }, responses: { 200: { description: 'made', ...json({ type: 'object', properties: { location, errors: { type: 'array', items: { type: 'string' } } }, example: { location: { id: 'LOCATION_ID', name: 'Example' } } }) } } } },
+      '/locations/{location_id}': { get: { parameters: [{ name: 'location_id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...json({ type: 'object', properties: { location } }) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'locations.json')
+  t.teardown(() => app.close())
+  const made = await Promise.all([1, 2].map(async () => await app.inject({ method: 'POST', url: '/locations', payload: { request_body: { location: { name: 'Atlanta' } } } })))
+  const ids = made.map((answer) => answer.json().location.id)
+  t.same(made.map((answer) => answer.statusCode), [200, 200])
+  t.not(ids[0], ids[1], `each its own key, not the example's: ${ids.join(', ')}`)
+  t.not(ids[0], 'LOCATION_ID')
+  t.same((await app.inject({ method: 'GET', url: `/locations/${ids[0]}` })).json(), { location: { id: ids[0] } }, 'read back: the server\'s values alone')
+  t.same((await app.inject({ method: 'POST', url: '/locations', payload: { location: { name: 'Austin' } } })).json().location.name, 'Austin', 'an item in its envelope, as before')
+})

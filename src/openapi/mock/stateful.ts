@@ -433,9 +433,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const bound = bindings.get(route.operationId)
     if (bound === undefined) return undefined
     const { resource, action } = bound
-    // A body that holds the item in an envelope, as the answers do (JSON:API's {"data": …}): the item within it.
+    // A body that holds the item in an envelope, as the answers do (JSON:API's {"data": …}): the item
+    // within it; an object without it (Square's examples, {"request_body": …}) holds none of the item's values.
     const envelope = bodyEnvelope(doc, resource, route)
-    const unwrapped = envelope.length === 0 ? (input: HandlerInput) => input : (input: HandlerInput) => ({ ...input, body: isObject(input.body) ? valueIn(input.body, envelope) : input.body })
+    const unwrapped = envelope.length === 0 ? (input: HandlerInput) => input : (input: HandlerInput) => ({ ...input, body: isObject(input.body) ? valueIn(input.body, envelope) ?? {} : input.body })
     return (input) => conditional(route, resource, action, input) ?? act[action](route, resource, unwrapped(input))
   }
 }
