@@ -888,3 +888,21 @@ t.test('a write whose body has no member where the item is enveloped (Square\'s 
   t.same((await app.inject({ method: 'GET', url: `/locations/${ids[0]}` })).json(), { location: { id: ids[0] } }, 'read back: the server\'s values alone')
   t.same((await app.inject({ method: 'POST', url: '/locations', payload: { location: { name: 'Austin' } } })).json().location.name, 'Austin', 'an item in its envelope, as before')
 })
+
+t.test('an item path whose parameter lists keys (DaniWeb\'s /groups/{ID}, an array of int32 from 1): each create a key of its own that the path takes as one of them', async (t) => {
+  const group = { type: 'object', required: ['id'], properties: { id: { type: 'number', format: 'int32' }, name: { type: 'string' } } }
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Groups', version: '1.0.0' },
+    paths: {
+      '/groups': { post: { requestBody: { required: true, ...json({ type: 'object', properties: { name: { type: 'string' } } }) }, responses: { 200: { description: 'made', ...json({ type: 'object', properties: { data: group } }) } } } },
+      '/groups/{ID}': { get: { parameters: [{ name: 'ID', in: 'path', required: true, style: 'simple', schema: { type: 'array', maxItems: 100, items: { type: 'integer', format: 'int32', minimum: 1 } } }], responses: { 200: { description: 'them', ...json({ type: 'object', properties: { data: group } }) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'groups.json')
+  t.teardown(() => app.close())
+  const ids = []
+  for (const name of ['a', 'b']) ids.push((await app.inject({ method: 'POST', url: '/groups', payload: { name } })).json().data.id)
+  t.same(ids, [1, 2], 'each its own, from the least the path takes')
+  t.same((await app.inject({ method: 'GET', url: '/groups/2' })).json(), { data: { id: 2, name: 'b' } }, 'read back')
+})

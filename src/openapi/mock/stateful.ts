@@ -87,7 +87,9 @@ function jsonPatched (route: RouteSpec, item: Value, operations: unknown[]): Val
 /** Whether a key made up is valid as the item's property and, spelled in the path, as its parameter. */
 function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[], patterns: string[] } {
   const property = derefSchema(doc, resource.property === undefined ? undefined : propertiesOf(doc, resource.schema)[resource.property]) ?? {}
-  const parameter = derefSchema(doc, Object.values(resource.operations).flatMap((route) => route.parameters).find((p) => p.in === 'path' && p.name === resource.parameter)?.schema) ?? {}
+  const declared = derefSchema(doc, Object.values(resource.operations).flatMap((route) => route.parameters).find((p) => p.in === 'path' && p.name === resource.parameter)?.schema) ?? {}
+  // A path parameter that lists keys (DaniWeb's /groups/{ID}, an array of int32): one key is one item of it.
+  const parameter = [declared.type].flat().includes('array') ? derefSchema(doc, declared.items) ?? {} : declared
   const byProperty = validators.response(property)
   // A number in the path is checked as the number it is read as (text is taken as an int64 unbounded).
   const numeric = [parameter.type].flat().some((type) => type === 'integer' || type === 'number')
