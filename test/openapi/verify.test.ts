@@ -275,6 +275,15 @@ t.test('a valid request refused for data that is not there is told apart from on
   t.match(refused('names are short here'), /^a valid request \(sample\) refused with 400: "/, 'a refusal for what the request holds says nothing of the kind')
 })
 
+t.test('a valid request refused by an operation that declares no success (contract-p\'s stats: 400 and 403 alone): no promise broken; one that declares a success, found', async (t) => {
+  const document = { openapi: '3.0.3', info: { title: 'Stats', version: '1.0.0' }, paths: { '/stats': { get: { responses: { 400: { description: 'Not Supported' }, 403: { description: 'Permission insufficient' } } } }, '/volume': { get: { responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } } } } as any
+  const { routes } = routeList(document)
+  const refusal = { status: 400, headers: {}, body: Buffer.from('') }
+  const checks = (operation: string) => judge(document, routes.find((r) => r.path === operation)!, createValidators(document), new Set(['positive_data_acceptance']))({ source: 'sample' }, refusal).map((v) => v.check)
+  t.same(checks('/stats'), [], 'a refusal is all it declares')
+  t.same(checks('/volume'), ['positive_data_acceptance'])
+})
+
 t.test('a form or multipart body is called valid only as the engine reads it back: no empty list in parts, no list as a whole form', async (t) => {
   // As EVE Marketer's POST /marketstat (a required list of ids, in multipart) and AGCO's IQA codes (a list of text, as JSON and as a form).
   const codes = { type: 'array', items: { type: 'string' } }

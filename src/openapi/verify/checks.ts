@@ -84,13 +84,16 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     if (validate === undefined) compiled.set(schema, validate = make(schema))
     return validate
   }
+  // An operation that declares no success, and yet some answer (stream-io's WebSocket, contract-p's
+  // stats: 400 and 403 alone), promises no valid request is taken: a refusal is all it can answer.
+  const accepts = route.responses.length === 0 || route.responses.some((r) => /^2|^default$/i.test(r.status))
   return (sent, answer, from) => {
     const out: Violation[] = []
     const { status } = answer
     const fail = (check: CheckName, detail: string): void => { if (enabled.has(check)) out.push({ check, status, detail }) }
 
     if (status >= 500) fail('not_a_server_error', `answered ${status}`)
-    if (sent.fault === undefined && CONTENT_REFUSALS.has(status)) {
+    if (sent.fault === undefined && CONTENT_REFUSALS.has(status) && accepts) {
       const missing = MISSING_DATA.test(answer.body?.toString('utf8').slice(0, 2000) ?? '') ? ' (the answer says what it names does not exist: valid, but about data that is not there; make it first, or send what exists)' : ''
       fail('positive_data_acceptance', `a valid request (${sent.source}) refused with ${status}${missing}: ${excerpt(answer.body)}`)
     }
