@@ -27,8 +27,13 @@ import { bodyIn, bodyReadBack, cookiePairs, isNested, queryPairs, spelled, type 
 // parameter of the wrong type, a media type the operation does not declare, no credentials, and
 // credentials that are not the ones given.
 
-// What a valid request's line and headers may hold (validCase).
+// What a valid request's line and headers may hold: what servers commonly take (8 KiB: nginx's,
+// Apache's); past it a server's HTTP layer refuses them, 431 or 414, before the API sees them.
 const MAX_HEAD_BYTES = 8 * 1024
+
+/** Whether a request's line and headers pass MAX_HEAD_BYTES. */
+const overHead = (request: HttpRequest): boolean =>
+  Buffer.byteLength(request.path) + Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value) + 4, 0) > MAX_HEAD_BYTES
 
 export type Fault = 'body without a required property' | 'body without a property its others require' | 'body property of the wrong type' | 'body property out of its bounds' |
   'required query parameter missing' | 'required header missing' | 'path parameter of the wrong type' | 'parameter out of its bounds' |
@@ -217,9 +222,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     } catch (err) {
       return err as Error
     }
-    // A request line and headers past what servers commonly take (8 KiB: nginx's, Apache's) is
-    // refused by the server's HTTP layer, 431 or 414, before the API sees it.
-    if (Buffer.byteLength(sent.request.path) + Object.entries(sent.request.headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value) + 4, 0) > MAX_HEAD_BYTES) return new Error(`a request line and headers over ${MAX_HEAD_BYTES} bytes, which servers refuse before the API sees them`)
+    if (overHead(sent.request)) return new Error(`a request line and headers over ${MAX_HEAD_BYTES} bytes, which servers refuse before the API sees them`)
     return engineRefuses(sent.request, values) ?? sent
   }
 
@@ -306,6 +309,8 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const bodyExample = preferred === undefined ? undefined : examplesOf(doc, preferred).find(({ value }) => bodyValid(preferred, value))
     base = sampled(preferred)
     if (preferred !== undefined && !bodyValid(preferred, base.body)) throw new Unbuildable(`the engine reads the sample's ${preferred.type} body otherwise`)
+    // Optional parameters that together pass what a server takes (GSMtasks' lists: some 900 filters): the sample without them.
+    if (overHead(build(base, 'sample').request)) base = { ...base, parameters: base.parameters.map((value, i) => parameters[i].required || pinnedAt.has(i) ? value : undefined) }
     const sample = build(base, 'sample')
     const refused = engineRefuses(sample.request, base)
     if (refused !== undefined) throw new Unbuildable(`the engine reads the sample otherwise: ${refused.message}`)
