@@ -30,6 +30,15 @@ async function serving (t: Test, handle: RequestListener): Promise<{ url: string
   return { url, send: http.send }
 }
 
+/** `document` verified (seed 1, and `options`) against the project's mock of it over real HTTP. */
+async function verifiedMockOverHttp (t: Test, document: object, options: Partial<VerifyOptions> = {}) {
+  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(document) as any }, 'document.json')
+  t.teardown(() => app.close())
+  const http = httpTransport(await app.listen({ port: 0, host: '127.0.0.1' }), { timeoutMs: 5_000, connections: 2 })
+  t.teardown(http.close)
+  return await verify(served, http.send, { seed: 1, ...options })
+}
+
 async function verified (t: Test, fault?: Fault, options: Partial<VerifyOptions> = {}) {
   const { url, requests } = await startPets(t, fault, { tooMany: options.retries429 === undefined ? 0 : 1 })
   const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
@@ -465,11 +474,7 @@ t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text
     info: { title: 'Files', version: '1.0.0' },
     paths: { '/files': { get: { parameters: [{ name: 'x-metadata', in: 'header', required: true, content: { 'application/json': { schema: metadata } } }], responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } } }
   }
-  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'files.json')
-  t.teardown(() => app.close())
-  const http = httpTransport(await app.listen({ port: 0, host: '127.0.0.1' }), { timeoutMs: 5_000, connections: 2 })
-  t.teardown(http.close)
-  const verification = await verify(served, http.send, { seed: 1, generated: 40 })
+  const verification = await verifiedMockOverHttp(t, document, { generated: 40 })
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'every request sent, none refused')
   const headers = verification.operations[0].sent.filter((s) => s.kind === 'valid').map((s) => s.request.headers['x-metadata'])
   t.ok(headers.some((header) => /\\u[0-9a-f]{4}/.test(header ?? '')), 'some with text outside ASCII, escaped')
@@ -558,8 +563,6 @@ t.test('an operation that answers only 101 (a WebSocket handshake) is left out, 
 })
 
 t.test('a credential in a header whose name no request can carry (RapidAPI\'s "ADVICEment API Key"): not sent, and no failure of the service\'s', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
   const document = {
     openapi: '3.0.3',
     info: { title: 'Templates', version: '1.0.0' },
@@ -567,26 +570,16 @@ t.test('a credential in a header whose name no request can carry (RapidAPI\'s "A
     security: [{ key: [] }],
     paths: { '/templates': { get: { responses: { 200: { description: 'ok' }, 401: { description: 'no key' } } } } }
   }
-  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'templates.json')
-  t.teardown(() => app.close())
-  const http = httpTransport(await app.listen({ port: 0, host: '127.0.0.1' }), { timeoutMs: 5_000, connections: 2 })
-  t.teardown(http.close)
-  const verification = await verify(served, http.send, { seed: 1 })
+  const verification = await verifiedMockOverHttp(t, document)
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
   const unsent = verification.operations[0].sent.filter((s) => s.error !== undefined).map((s) => s.error)
   t.ok(unsent.length > 0 && unsent.every((error) => /^not sent: Header name must be a valid HTTP token/.test(error ?? '')), `the requests with the key named as not sent: ${unsent[0]}`)
 })
 
 t.test('a sample whose optional query parameters together pass what servers take (GSMtasks\' lists: some 900 filters): sent without them, not refused 431 before the API sees it', async (t) => {
-  const { buildMock } = await import('../../src/cli/mock-app.ts')
-  const { loadConfig } = await import('../../src/config.ts')
   const filters = Array.from({ length: 600 }, (_, i) => ({ name: `address__apartment_number_${i}__icontains`, in: 'query', schema: { type: 'string' } }))
   const document = { openapi: '3.0.3', info: { title: 'Tasks', version: '1.0.0' }, paths: { '/tasks/': { get: { parameters: [{ name: 'page', in: 'query', required: true, schema: { type: 'integer', minimum: 1 } }, ...filters], responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } } } }
-  const { app, document: served } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'tasks.json')
-  t.teardown(() => app.close())
-  const http = httpTransport(await app.listen({ port: 0, host: '127.0.0.1' }), { timeoutMs: 5_000, connections: 2 })
-  t.teardown(http.close)
-  const verification = await verify(served, http.send, { seed: 1 })
+  const verification = await verifiedMockOverHttp(t, document)
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
   const sample = verification.operations[0].sent.find((s) => s.source === 'sample' && s.kind === 'valid')
   t.match(sample?.request.path, /^\/tasks\/\?page=1$/, 'the sample with what is required alone')
