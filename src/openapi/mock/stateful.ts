@@ -211,8 +211,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   /**
    * The schema of what `tokens` name in `value` (a property, an item), as `schema` declares it:
-   * through allOf (AWS's lists, an allOf of the list and its description); of a oneOf or anyOf, the branch its discriminator's value names, else the first
-   * that declares the next step (Ably's kafka rule: its target's, not the first branch's).
+   * through allOf (AWS's lists, an allOf of the list and its description); of a oneOf or anyOf,
+   * the branch its discriminator's value names, else the first that declares the next step
+   * (Ably's kafka rule: its target's, not the first branch's).
    */
   const schemaAt = (schema: unknown, value: unknown, tokens: string[]): unknown => {
     let at = derefSchema(doc, schema)
