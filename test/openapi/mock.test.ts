@@ -324,3 +324,20 @@ t.test('a property no value satisfies (a string whose enum lists numbers, as the
   t.teardown(() => app.close())
   t.same((await app.inject({ method: 'GET', url: '/render' })).json(), { output: { format: 'mp4', fps: 0 } })
 })
+
+t.test('a declared header is answered valid against its schema: a value of its pattern where none is given (Apple\'s ETag, 1,002 characters), and an example its schema refuses not sent', async (t) => {
+  const headers = {
+    ETag: { required: true, schema: { type: 'string', pattern: '^"[a-f0-9]{40}"$' } },
+    'X-Count': { example: 'many', schema: { type: 'integer', minimum: 1 } },
+    'Cache-Control': { example: 'max-age=1800', schema: { type: 'string' } }
+  }
+  const document = { openapi: '3.0.0', info: { title: 'Config', version: '1.0.0' }, paths: { '/configuration': { get: { responses: { 200: { description: 'it', headers } } } } } }
+  const { logStream, lines } = captureLog()
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document }, 'config.json', logStream)
+  t.teardown(() => app.close())
+  const answer = await app.inject({ method: 'GET', url: '/configuration' })
+  t.ok(lines.some((line) => line.problem === 'GET /configuration 200: the header X-Count\'s example contradicts its schema (/ must be integer); a value of its schema is sent instead'), 'the example it refuses named in the log')
+  t.match(answer.headers.etag, /^"[a-f0-9]{40}"$/, 'of its pattern')
+  t.equal(answer.headers['x-count'], '1', 'a value of its schema, not the example it refuses')
+  t.equal(answer.headers['cache-control'], 'max-age=1800', 'an example its schema takes, as before')
+})
