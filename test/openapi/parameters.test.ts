@@ -102,7 +102,7 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same((await get('/cookie-list', { cookie: 'v=3,4' })).cookies.v, [3, 4], 'a cookie list')
 })
 
-t.test('parameters that share a segment: each up to the text after it; two with nothing between them, by the values their schemas list', async (t) => {
+t.test('parameters that share a segment: each up to the text after it; two with nothing between them, by the values their schemas list; one before an extension, up to its last dot', async (t) => {
   const operationId = (path: string) => path.replace(/\W/g, '')
   const segment = (path: string, ...parameters: Array<[string, object]>) => [path, { get: { operationId: operationId(path), parameters: parameters.map(([name, schema]) => ({ name, in: 'path', required: true, schema })), responses: { 200: { description: 'echo' } } } }]
   const shared = {
@@ -114,7 +114,9 @@ t.test('parameters that share a segment: each up to the text after it; two with 
       // As Oxford Dictionaries' /entries/{source_lang}/{word_id}/regions={region}: a value it does not list is still its own, refused.
       segment('/words/{word}/regions={region}', ['word', { type: 'string' }], ['region', { type: 'string', enum: ['gb', 'us'] }]),
       // As Buffer's /profiles/{id}{mediaTypeExtension}: the split is the extension's to say.
-      segment('/profiles/{id}{format}', ['id', { type: 'string' }], ['format', { type: 'string', enum: ['.json', '.xml'] }])
+      segment('/profiles/{id}{format}', ['id', { type: 'string' }], ['format', { type: 'string', enum: ['.json', '.xml'] }]),
+      // As TomTom's /reverseGeocode/{position}.{ext}: a position holds dots, an extension none.
+      segment('/geocode/{position}.{ext}', ['position', { type: 'string' }], ['ext', { type: 'string', enum: ['json', 'xml'] }])
     ])
   }
   const app = await engineApp(t, shared, Object.fromEntries(Object.keys(shared.paths).map((path) => [operationId(path), echo])))
@@ -129,6 +131,8 @@ t.test('parameters that share a segment: each up to the text after it; two with 
   t.equal(await params('/profiles/a.txt'), 404, 'a format it does not list: no path of the document')
   t.same(await params('/words/ace/regions=gb'), { word: 'ace', region: 'gb' })
   t.equal(await params('/words/ace/regions=fr'), 400, 'a region it does not list: refused as the region\'s')
+  t.same(await params('/geocode/37.8328,-122.27669.xml'), { position: '37.8328,-122.27669', ext: 'xml' }, 'a parameter before an extension: all up to the last dot')
+  t.equal(await params('/geocode/37.8328,-122.27669.yaml'), 400, 'an extension it does not list: refused as the extension\'s')
 })
 
 t.test('what its schema does not take answers 400, naming where', async (t) => {

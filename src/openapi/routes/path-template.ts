@@ -4,7 +4,8 @@
 // with other text ({name}.json, {id}:cancel) matches up to that text, through a pattern. Two with
 // nothing between them ({id}{format}) cannot be told apart so: there one whose values are a list
 // (an enum of .json and .xml) matches one of them, so string.json reads as id and format, where
-// the shortest match would split it after its first letter.
+// the shortest match would split it after its first letter. One followed by text and a last
+// parameter of listed values ({position}.{ext}) takes all up to that text's last occurrence.
 // A colon in the text is doubled, as the router reads a single one as a parameter.
 
 export interface PathTemplate {
@@ -36,10 +37,21 @@ export function fastifyUrl (path: string, choices: (name: string) => unknown[] |
       names.push(part)
       byName[router] = part
       const adjacent = (i >= 3 && parts[i - 1] === '') || (i + 2 < parts.length && parts[i + 1] === '')
-      return alone ? `:${router}` : `:${router}(^${(adjacent ? choicePattern(choices(part)) : undefined) ?? '[^/]+?'})`
+      return alone ? `:${router}` : `:${router}(^${(adjacent ? choicePattern(choices(part)) : undefined) ?? (extended(parts, i, choices) ? '[^/]+' : '[^/]+?')})`
     }).join('')
   })
   return { url: segments.join('/'), names, byName }
+}
+
+/**
+ * Whether the parameter at `parts[i]` is followed by text and a last parameter whose values are a
+ * list none of which holds that text ({position}.{ext}, ext json or xml): an extension, so the
+ * parameter takes all up to the text's last occurrence (TomTom's positions, 37.8328,-122.27669.json).
+ */
+function extended (parts: string[], i: number, choices: (name: string) => unknown[] | undefined): boolean {
+  const text = parts[i + 1]
+  const last = i + 2 === parts.length - 2 && parts.at(-1) === '' ? choices(parts[i + 2]) : undefined
+  return text !== undefined && text !== '' && last !== undefined && last.length > 0 && last.every((value) => !String(value).includes(text))
 }
 
 /** A pattern that matches one of `values` and nothing else; none where one is not a segment's text as a URL spells it (RFC 3986's pchar, unescaped). */
