@@ -191,8 +191,9 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     const cookies: string[] = []
     parameters.forEach((p, i) => {
       const value = values.parameters[i]
-      // Without credentials means without the parameter that carries one too.
-      if (value === undefined || p === omit || (fault === 'no credentials' && carriesCredentials(p))) return
+      // A parameter that carries the credentials is theirs to fill, once (CurrencyTick's apikey,
+      // a query parameter too); without credentials, it is left out.
+      if (value === undefined || p === omit || carriesCredentials(p)) return
       if (p.in === 'path') path = path.replace(`{${p.name}}`, spelled(p, value, encodeURIComponent))
       else if (p.in === 'query') query.push(...queryPairs(p, value))
       else if (p.in === 'header') headers[p.name] = spelled(p, value, (s) => s)
