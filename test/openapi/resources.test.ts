@@ -4,6 +4,7 @@ import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { loadDocument } from '../../src/openapi/document/document.ts'
 import { describeInference, inferResources, singular } from '../../src/openapi/routes/resources.ts'
+import { routeList } from '../../src/openapi/routes/routes.ts'
 import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { createThenRead } from '../helpers/read-after-write.ts'
 import { EXAMPLES, exampleNames } from '../helpers/readme-examples.ts'
@@ -49,4 +50,23 @@ t.test('ReadMe\'s examples: what is inferred, and every create read back', async
     'not remembered: /pet/{petId}: nothing creates its items (no POST /pet that declares a success, no PUT /pet/{petId})'
   ], 'the petstore: an order, a user (keyed by its username); not a pet, whose POST declares only 405')
   t.match(found.get('3.1/json/train-travel.json'), [/^\/bookings\/\{bookingId\}: bookings keyed by id \(read GET, delete DELETE, create POST, list GET\)$/], 'Train Travel\'s bookings, in its data envelope')
+})
+
+t.test('a key\'s type read through allOf: an envelope named as the path\'s parameter (AWS Evidently\'s {"experiment": {allOf: [Experiment, a description]}}) is no key; a key of text so wrapped is', async (t) => {
+  const experiment = { type: 'object', properties: { name: { type: 'string' }, arn: { type: 'string' } } }
+  const described = (schema: object) => ({ allOf: [schema, { description: 'As AWS describes a member.' }] })
+  const inferred = (item: object) => {
+    const answer = { content: { 'application/json': { schema: item } } }
+    const document: any = {
+      openapi: '3.0.0',
+      info: { title: 'Experiments', version: '1.0.0' },
+      paths: {
+        '/experiments': { post: { requestBody: { content: { 'application/json': { schema: experiment } } }, responses: { 200: { description: 'made', ...answer } } } },
+        '/experiments/{experiment}': { get: { parameters: [{ name: 'experiment', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...answer } } } }
+      }
+    }
+    return describeInference(inferResources(document, routeList(document).routes))
+  }
+  t.same(inferred({ type: 'object', properties: { experiment: described(experiment) } }), ['not remembered: /experiments/{experiment}: no answer of it holds an item with a key ({experiment}, id, experimentId or experiment_id)'], 'the envelope is an object: no key')
+  t.same(inferred({ type: 'object', properties: { experiment: described({ type: 'string' }), name: { type: 'string' } } }), ['/experiments/{experiment}: experiments keyed by experiment (read GET, create POST)'], 'a key of text, described')
 })

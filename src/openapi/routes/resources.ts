@@ -97,9 +97,26 @@ export function successJson (route: RouteSpec | undefined): { response: Response
   return undefined
 }
 
+/**
+ * The types a schema says it takes: its own, else its allOf parts' (AWS's, an allOf of an object
+ * and its description), else an object's or a list's by its keywords; none where it says nothing.
+ */
+function typesOf (doc: OpenApiDocument, schema: unknown): string[] {
+  const s = derefSchema(doc, schema)
+  const own: string[] = [s?.type ?? []].flat()
+  if (own.length > 0) return own
+  const parts = (Array.isArray(s?.allOf) ? s.allOf : []).flatMap((part: unknown) => typesOf(doc, part))
+  if (parts.length > 0) return parts
+  return s?.properties !== undefined ? ['object'] : s?.items !== undefined ? ['array'] : []
+}
+
 /** The key's property among `properties`: the parameter's own name, id, {name}Id or {name}_id (in any case), of a type a path can carry. */
 function keyIn (doc: OpenApiDocument, properties: Record<string, any>, parameter: string, name: string): string | undefined {
-  const scalar = (property: unknown) => [derefSchema(doc, property)?.type ?? 'string'].flat().some((type: string) => ['string', 'integer', 'number'].includes(type))
+  // A property that says nothing of its type is taken as text.
+  const scalar = (property: unknown) => {
+    const types = typesOf(doc, property)
+    return types.length === 0 || types.some((type) => ['string', 'integer', 'number'].includes(type))
+  }
   const names = Object.keys(properties).filter((n) => scalar(properties[n]))
   const one = singular(name)
   const stem = parameter.replace(/[-_]?id$/i, '')
