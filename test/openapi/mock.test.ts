@@ -341,3 +341,12 @@ t.test('a declared header is answered valid against its schema: a value of its p
   t.equal(answer.headers['x-count'], '1', 'a value of its schema, not the example it refuses')
   t.equal(answer.headers['cache-control'], 'max-age=1800', 'an example its schema takes, as before')
 })
+
+t.test('a string whose pattern\'s first match its minLength refuses (AWS Location\'s actions, ^geo:\\w*\\*?$ of at least 5): answered with a longer match, valid', async (t) => {
+  const restrictions = { type: 'object', required: ['AllowActions'], properties: { AllowActions: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^geo:\\w*\\*?$', minLength: 5, maxLength: 200 } } } }
+  const document = { openapi: '3.0.0', info: { title: 'Keys', version: '1.0.0' }, paths: { '/keys': { get: { responses: { 200: { description: 'a key', content: { 'application/json': { schema: restrictions } } } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'keys.json')
+  t.teardown(() => app.close())
+  const [action] = (await app.inject({ method: 'GET', url: '/keys' })).json().AllowActions
+  t.ok(/^geo:\w*\*?$/.test(action) && action.length >= 5, `a match long enough: ${action}`)
+})

@@ -159,7 +159,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     // Keys of a pattern of their own (bk_[a-z0-9]{8}), as a server's own are.
     for (const pattern of patterns) {
       for (let i = 0; i < 5; i++) {
-        const made = matching(pattern, true)
+        const made = matching(pattern, 'drawn')
         if (made !== undefined && !items.has(made) && check(made)) return made
       }
     }

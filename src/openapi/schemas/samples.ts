@@ -51,7 +51,7 @@ const FORMATS: Record<string, unknown> = {
 }
 
 // A CommonJS module whose default export is the class.
-const RandExp = ((RandExpModule as unknown as { default?: typeof RandExpModule }).default ?? RandExpModule) as unknown as new (pattern: string) => { randInt: (from: number, to: number) => number, defaultRange: { subtract: (from: number, to?: number) => void }, gen: () => string }
+const RandExp = ((RandExpModule as unknown as { default?: typeof RandExpModule }).default ?? RandExpModule) as unknown as new (pattern: string) => { randInt: (from: number, to: number) => number, max: number, defaultRange: { subtract: (from: number, to?: number) => void }, gen: () => string }
 
 /** Whether ECMAScript's pattern takes `text`; false for one it cannot read. */
 function takes (pattern: string, text: string): boolean {
@@ -63,18 +63,20 @@ function takes (pattern: string, text: string): boolean {
 }
 
 /**
- * A string a pattern takes: the first (each choice its first, each repeat its fewest), or one drawn
- * at random (`drawn`); a brace that is no quantifier read as itself, as ECMAScript reads it. The
- * first begins and ends with no space where the pattern leaves the character open (`.`, `[^/]`):
- * a header's value loses one there on the way (RFC 9110 §5.5).
+ * A string a pattern takes: the first (each choice its first, each repeat its fewest), the longest
+ * (each repeat its most, an open one at most 64), or one drawn at random; a brace that is no
+ * quantifier read as itself, as ECMAScript reads it. The first and the longest begin and end with
+ * no space where the pattern leaves the character open (`.`, `[^/]`): a header's value loses one
+ * there on the way (RFC 9110 §5.5).
  */
-export function matching (pattern: string, drawn = false): string | undefined {
+export function matching (pattern: string, which: 'first' | 'longest' | 'drawn' = 'first'): string | undefined {
   for (const source of [pattern, pattern.replace(/\{(?!\d+(?:,\d*)?\})/g, '\\{').replace(/(?<!\{\d+(?:,\d*)?)\}/g, '\\}')]) {
     try {
-      if (drawn) return new RandExp(source).gen()
+      if (which === 'drawn') return new RandExp(source).gen()
       const first = (spaceless: boolean): string => {
         const generator = new RandExp(source)
-        generator.randInt = (from: number) => from
+        generator.max = 64
+        generator.randInt = which === 'longest' ? (_from: number, to: number) => to : (from: number) => from
         if (spaceless) generator.defaultRange.subtract(32)
         return generator.gen()
       }
@@ -169,6 +171,8 @@ function mended (value: unknown, validate: ValidateFunction): unknown {
     // requires comes back.
     const before = given.get(fix.pointer) ?? new Set<string>()
     given.set(fix.pointer, before)
+    // A pattern's first match its bounds refuse (AWS Location's ^geo:\w*\*?$, at least 5 long): its longest.
+    if (error?.keyword === 'pattern' && before.has(JSON.stringify(fix.by))) fix.by = matching(error.params.pattern, 'longest') ?? fix.by
     const again = fix.by !== undefined && before.has(JSON.stringify(fix.by))
     if (fix.by !== undefined) before.add(JSON.stringify(fix.by))
     current = replaced(current, fix.pointer, again && fix.pointer !== '' && isProperty(current, fix.pointer) ? undefined : fix.by)
