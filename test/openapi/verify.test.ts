@@ -587,3 +587,13 @@ t.test('a sample whose optional query parameters together pass what servers take
   const sample = verification.operations[0].sent.find((s) => s.source === 'sample' && s.kind === 'valid')
   t.match(sample?.request.path, /^\/tasks\/\?page=1$/, 'the sample with what is required alone')
 })
+
+t.test('a body example nested past the JSON parser\'s 32 levels (as Azure\'s application gateways reach): not sent as valid, and the run goes on', async (t) => {
+  let deep: object = { leaf: true }
+  for (let i = 0; i < 40; i++) deep = { in: deep }
+  const document = { openapi: '3.0.3', info: { title: 'Gateways', version: '1.0.0' }, paths: { '/gateways': { post: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' }, example: deep } } }, responses: { 201: { description: 'made' }, 400: { description: 'bad' } } } } } }
+  const verification = await verifiedMockOverHttp(t, document)
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
+  t.notOk(verification.operations[0].sent.some((s) => s.source === 'example'), 'the example not sent as a valid request')
+  t.ok(verification.operations[0].sent.some((s) => s.source === 'sample' && s.status === 201), 'the sample sent, and taken')
+})

@@ -117,11 +117,13 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
     if (m.schema === undefined) return true
     // No content (an empty form) is no body, as the engine reads it: valid where none is required.
     if (route.body?.required !== true && bodyIn(doc, m, value).body.length === 0) return true
-    if (!['form', 'multipart'].includes(kindOf(concreteType(m.type)))) return valid(m.schema, asRead(m, value))
     try {
+      if (!['form', 'multipart'].includes(kindOf(concreteType(m.type)))) return valid(m.schema, asRead(m, value))
       return validators.text(m.schema)(bodyReadBack(doc, m, value))
     } catch {
-      return false // a value no form spells (a lone surrogate, say)
+      // A value no form spells (a lone surrogate, say), or JSON past the parser's bounds (Azure's
+      // application gateways, nested past 32 levels): no body the engine reads.
+      return false
     }
   }
   const media = route.body?.media ?? []
