@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from '../document/document.ts'
 import { kindOf } from '../requests/bodies.ts'
-import type { MediaSpec, ResponseSpec, RouteSpec } from './routes.ts'
+import { shapeOf, type MediaSpec, type ResponseSpec, type RouteSpec } from './routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 
 // The resources a document describes, inferred from its paths with no configuration: a
@@ -97,26 +97,11 @@ export function successJson (route: RouteSpec | undefined): { response: Response
   return undefined
 }
 
-/**
- * The types a schema says it takes: its own, else its allOf parts' (AWS's, an allOf of an object
- * and its description), else an object's or a list's by its keywords; none where it says nothing.
- */
-function typesOf (doc: OpenApiDocument, schema: unknown): string[] {
-  const s = derefSchema(doc, schema)
-  const own: string[] = [s?.type ?? []].flat()
-  if (own.length > 0) return own
-  const parts = (Array.isArray(s?.allOf) ? s.allOf : []).flatMap((part: unknown) => typesOf(doc, part))
-  if (parts.length > 0) return parts
-  return s?.properties !== undefined ? ['object'] : s?.items !== undefined ? ['array'] : []
-}
-
 /** The key's property among `properties`: the parameter's own name, id, {name}Id or {name}_id (in any case), of a type a path can carry. */
 function keyIn (doc: OpenApiDocument, properties: Record<string, any>, parameter: string, name: string): string | undefined {
-  // A property that says nothing of its type is taken as text.
-  const scalar = (property: unknown) => {
-    const types = typesOf(doc, property)
-    return types.length === 0 || types.some((type) => ['string', 'integer', 'number'].includes(type))
-  }
+  // A single value (not a list or an object, through allOf too: AWS's, an allOf of an object and
+  // its description), of text or a number; one that says nothing of its type is taken as text.
+  const scalar = (property: unknown) => shapeOf(doc, property) === 'primitive' && [derefSchema(doc, property)?.type ?? 'string'].flat().some((type: string) => ['string', 'integer', 'number'].includes(type))
   const names = Object.keys(properties).filter((n) => scalar(properties[n]))
   const one = singular(name)
   const stem = parameter.replace(/[-_]?id$/i, '')

@@ -125,7 +125,7 @@ export function shapeOf (doc: OpenApiDocument, schema: any, seen = new Set<unkno
   const resolved = derefSchema(doc, schema)
   if (resolved === null || typeof resolved !== 'object' || seen.has(resolved)) return 'primitive'
   seen.add(resolved)
-  const types = [resolved.type].flat().filter((type) => type !== 'null')
+  const types = [resolved.type ?? []].flat().filter((type) => type !== 'null')
   if (types.length === 1 && (types[0] === 'array' || types[0] === 'object')) return types[0]
   if (types.length === 0) {
     if (resolved.items !== undefined || resolved.prefixItems !== undefined) return 'array'
