@@ -6,6 +6,7 @@ import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
+import { propertySchema } from '../requests/request-validation.ts'
 import type { HandlerInput } from '../routes/register.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
@@ -225,9 +226,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const branch = branches.find((b) => named !== undefined && (ref(b) === named || ref(b).endsWith(`/${named}`))) ?? branches.find((b) => token in propertiesOf(doc, b))
       if (branch !== undefined) at = derefSchema(doc, branch)
       const parts: any[] = [at, ...(at?.allOf ?? []).map((part: unknown) => derefSchema(doc, part))]
-      const next = Array.isArray(value)
-        ? parts.map((part) => part?.prefixItems?.[Number(token)] ?? part?.items).find((inner) => inner !== undefined)
-        : propertiesOf(doc, at)[token] ?? parts.map((part) => part?.additionalProperties).find(isObject)
+      const next = Array.isArray(value) ? parts.map((part) => part?.prefixItems?.[Number(token)] ?? part?.items).find((inner) => inner !== undefined) : propertySchema(doc, at, token)
       if (next === undefined) return undefined
       at = derefSchema(doc, next)
       value = (value as any)?.[token]

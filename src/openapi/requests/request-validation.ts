@@ -36,7 +36,7 @@ export function propertiesOf (doc: OpenApiDocument, schema: unknown, seen = new 
 }
 
 /** The property's schema in an object schema, through $refs and allOf. */
-function propertySchema (doc: OpenApiDocument, schema: unknown, name: string, seen = new Set<unknown>()): unknown {
+export function propertySchema (doc: OpenApiDocument, schema: unknown, name: string, seen = new Set<unknown>()): unknown {
   const resolved = derefSchema(doc, schema)
   if (resolved === null || typeof resolved !== 'object' || seen.has(resolved)) return undefined
   seen.add(resolved)

@@ -182,7 +182,7 @@ function mended (value: unknown, validate: ValidateFunction): unknown {
 
 /** Whether `pointer` names a property of an object (not an item of a list) in `value`. */
 function isProperty (value: unknown, pointer: string): boolean {
-  const parent = at(value, `/${tokens(pointer).slice(0, -1).map(pointerToken).join('/')}`.replace(/^\/$/, ''))
+  const parent = tokens(pointer).slice(0, -1).reduce((node: any, token) => node?.[token], value)
   return parent !== null && typeof parent === 'object' && !Array.isArray(parent)
 }
 

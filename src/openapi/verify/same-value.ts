@@ -34,9 +34,10 @@ function sameIn (format: unknown, read: unknown, written: unknown): boolean {
 }
 
 /**
- * Whether `read` holds what was written: an object's every member (of those the read's schema, where
- * given, names and answers), whatever the server added beside them; a list's every item so (in order, but for a set's); anything else equal as sent (a -0 drawn
- * is sent as 0), or, by the read's schema where given (`as`), the same value in the store's spelling.
+ * Whether `read` holds what was written: an object's every member (of those the read's schema,
+ * where given, names and answers), whatever the server added beside them; a list's every item so
+ * (in order, but for a set's); anything else equal as sent (a -0 drawn is sent as 0), or, by the
+ * read's schema where given (`as`), the same value in the store's spelling.
  */
 export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
   const schema = as === undefined ? undefined : derefSchema(as.doc, as.schema)

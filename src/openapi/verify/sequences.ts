@@ -89,8 +89,9 @@ function patched (operations: unknown): Record<string, unknown> | undefined {
 /**
  * What a read's item holds otherwise than `sent` wrote: each property the read declares and takes
  * as sent (a string sent where an object is read cannot come back as sent), within the item read
- * too, the server's own (readOnly), the writeOnly ones and the key aside; an object read may hold more than was written,
- * and a value of a format a store spells its own way may come back so (same-value.ts).
+ * too, the server's own (readOnly), the writeOnly ones and the key aside; an object read may hold
+ * more than was written, and a value of a format a store spells its own way may come back so
+ * (same-value.ts).
  */
 export function unwritten (doc: OpenApiDocument, validators: Validators, schema: unknown, key: string | undefined, sent: unknown, read: unknown): string[] {
   if (!isObject(sent)) return []
