@@ -469,6 +469,21 @@ t.test('an example named default pairs nothing: converters give that name to lon
   t.same((await app.inject({ url: '/rates/JPY' })).json(), { rate: 151.3 }, 'a name that pairs still does')
 })
 
+t.test('a value that examples of several names share chooses none of them: every request carries the one version allowed', async (t) => {
+  const document = structuredClone(shop) as any
+  const rate = document.paths['/rates/{currency}'].get
+  rate.parameters[0].examples.unknown = { value: 'XXX' }
+  rate.parameters.push({ name: 'version', in: 'query', required: true, schema: { type: 'string', enum: ['2'] }, examples: { euro: { value: '2' }, yen: { value: '2' }, unknown: { value: '2' } } })
+  rate.responses[404] = { description: 'no such currency', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { unknown: { value: { code: 404, message: 'no such currency' } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const gbp = await app.inject({ url: '/rates/GBP?version=2' })
+  t.equal(gbp.statusCode, 200, 'not the 404 whose example\'s name the version also has')
+  t.same(gbp.json(), { rate: 0.92 }, 'the first example, as for any request no example names')
+  t.equal((await app.inject({ url: '/rates/XXX?version=2' })).statusCode, 404, 'a value of one name still chooses its answer')
+  t.same((await app.inject({ url: '/rates/JPY?version=2' })).json(), { rate: 151.3 })
+})
+
 t.test('what a part of an allOf requires, another declaring it, is kept as what the part itself requires is: a time, the time it was made', async (t) => {
   // A read schema made of the write schema and a part that requires what the server sets, as many descriptions compose theirs.
   const task = { allOf: [{ $ref: '#/components/schemas/NewTask' }, { required: ['id', 'status', 'updated'], properties: { id: { type: 'integer', readOnly: true } } }] }

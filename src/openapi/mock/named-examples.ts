@@ -8,7 +8,9 @@ import type { JsonSchema } from '../schemas/schema.ts'
 // example of the request body, or one of whose parameters equals a named example of that
 // parameter, is answered with the response example of the same name (whichever status declares
 // it: a "not-found" example may be a 404's). Equal as JSON values, an object's keys in any order;
-// a parameter's example written as text ("42") equals the value it spells.
+// a parameter's example written as text ("42") equals the value it spells. A value that examples
+// of several names share tells none of them apart, and chooses nothing: Azure's descriptions give
+// every example the one api-version its parameter allows, and one of them is a 400's.
 
 /** The name of the example a request matches, and the answer that has one of that name; undefined when none does. */
 export type Matcher = (input: HandlerInput) => { name: string, response: ResponseSpec } | undefined
@@ -28,22 +30,27 @@ const named = (doc: OpenApiDocument, holder: { object: Record<string, any>, sche
 
 const PARTS = { path: 'params', query: 'query', header: 'headers', cookie: 'cookies' } as const
 
+/**
+ * Each spelling of a value to the name whose example it is, where that name has an answer. A value
+ * examples of several names share (any answer of theirs or none) is left out.
+ */
+function byValue (examples: Array<{ name: string, value: unknown }>, answers: Map<string, ResponseSpec>, spellings: (value: unknown) => string[]): Map<string, string> {
+  const names = new Map<string, Set<string>>()
+  for (const { name, value } of examples) for (const spelling of spellings(value)) names.set(spelling, (names.get(spelling) ?? new Set()).add(name))
+  const chosen = new Map<string, string>()
+  for (const [spelling, [name, ...others]] of names) if (others.length === 0 && answers.has(name)) chosen.set(spelling, name)
+  return chosen
+}
+
 /** The route's matcher, or undefined when no request example shares its name with a response example. */
 export function namedExamples (doc: OpenApiDocument, route: RouteSpec, order: ResponseSpec[]): Matcher | undefined {
   // Each response example's name, and the first answer (in the order the mock prefers them) that has it.
   const answers = new Map<string, ResponseSpec>()
   for (const response of order) for (const media of response.media) for (const { name } of named(doc, media)) if (!answers.has(name)) answers.set(name, response)
-  const bodies = new Map<string, string>()
-  for (const media of route.body?.media ?? []) for (const { name, value } of named(doc, media)) if (answers.has(name) && !bodies.has(canonical(value))) bodies.set(canonical(value), name)
-  const parameters = route.parameters.map((parameter) => {
-    const byValue = new Map<string, string>()
-    for (const { name, value } of named(doc, parameter)) {
-      if (!answers.has(name)) continue
-      byValue.set(canonical(value), name)
-      if (typeof value === 'string') byValue.set(value, name)
-    }
-    return { parameter, byValue }
-  }).filter(({ byValue }) => byValue.size > 0)
+  const bodies = byValue((route.body?.media ?? []).flatMap((media) => named(doc, media)), answers, (value) => [canonical(value)])
+  const parameters = route.parameters
+    .map((parameter) => ({ parameter, byValue: byValue(named(doc, parameter), answers, (value) => typeof value === 'string' ? [canonical(value), value] : [canonical(value)]) }))
+    .filter(({ byValue }) => byValue.size > 0)
   if (bodies.size === 0 && parameters.length === 0) return undefined
   return (input) => {
     let name = input.body === undefined || bodies.size === 0 ? undefined : bodies.get(canonical(input.body))
