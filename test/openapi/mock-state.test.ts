@@ -558,6 +558,24 @@ t.test('a create that takes no body makes an item of the server\'s values alone'
   t.same((await app.inject({ url: `/tokens/${second.token}` })).json(), second, 'read back')
 })
 
+t.test('a create whose optional body is not sent makes an item of the server\'s values alone, under a key of its own', async (t) => {
+  // As Stripe's coupons: every field optional, the id the client's choice or the server's.
+  const document = structuredClone(shop) as any
+  const coupon = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Coupon' } } } }
+  document.paths['/coupons'] = { post: { requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } } } }, responses: { 200: { description: 'made', ...coupon } } } }
+  document.paths['/coupons/{coupon}'] = { get: { parameters: [{ name: 'coupon', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'a coupon', ...coupon }, 404: { description: 'none' } } } }
+  document.components.schemas.Coupon = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const named = (await app.inject({ method: 'POST', url: '/coupons', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'id=string&name=spring' })).json()
+  t.same(named, { id: 'string', name: 'spring' }, 'the client\'s key, the sample\'s own')
+  const made = await app.inject({ method: 'POST', url: '/coupons' })
+  t.equal(made.statusCode, 200)
+  t.not(made.json().id, 'string', `a key of its own (${made.json().id}), not the sample's, which one item has already`)
+  t.same((await app.inject({ url: `/coupons/${made.json().id}` })).json(), made.json(), 'read back')
+  t.same((await app.inject({ url: '/coupons/string' })).json(), named, 'and the first kept')
+})
+
 t.test('a PUT that takes no body makes an item under its path\'s key, of the server\'s values alone', async (t) => {
   const document = structuredClone(shop) as any
   // A bookmark, as BritBox's description has them: PUT and GET of the item path, nothing in the body.

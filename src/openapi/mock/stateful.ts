@@ -342,9 +342,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   const act: Record<Action, (route: RouteSpec, resource: Resource, input: HandlerInput) => Answer | undefined> = {
     create (route, resource, { body: sent, params, headers }) {
-      // A create that takes no body (POST /projects/7/triggers), or a single value (CircleCI's
-      // checkout key, made of its type's name), makes an item of the server's values alone.
-      const body = (route.body === undefined && sent === undefined) || (sent !== undefined && typeof sent !== 'object') ? {} : sent
+      // A create that takes no body (POST /projects/7/triggers), or whose optional body is not
+      // sent (Stripe's coupons), or a single value (CircleCI's checkout key, made of its type's
+      // name), makes an item of the server's values alone.
+      const body = sent === undefined || typeof sent !== 'object' ? {} : sent
       if (!isObject(body)) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
       // The client's key, unless the server's to give, or one no path could carry (then the server gives one).
@@ -391,8 +392,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       return { status: statusOf(response), body: jsonText(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
     },
     replace (route, resource, { body: sent, params, headers }) {
-      // One that takes no body (PUT /bookmarks/{itemId}) makes an item of the server's values alone, as a create does.
-      const body = route.body === undefined && sent === undefined ? {} : sent
+      // One that takes no body (PUT /bookmarks/{itemId}), or whose optional body is not sent,
+      // makes an item of the server's values alone, as a create does.
+      const body = sent === undefined ? {} : sent
       if (!isObject(body)) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
       const key = (params as Value)[resource.parameter]
