@@ -484,6 +484,19 @@ t.test('a value that examples of several names share chooses none of them: every
   t.same((await app.inject({ url: '/rates/JPY?version=2' })).json(), { rate: 151.3 })
 })
 
+t.test('names that pair only with errors choose nothing: a converter named the one example it found for the only answer with a body', async (t) => {
+  const document = structuredClone(shop) as any
+  const rate = document.paths['/rates/{currency}'].get
+  // As Azure's advisor: the create's example, whose 204 has no body, is named for its 400's.
+  rate.parameters[0].examples = { PutRate: { value: 'XXX' } }
+  rate.responses[400] = { description: 'bad', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { PutRate: { value: { code: 400, message: 'improper scope' } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const xxx = await app.inject({ url: '/rates/XXX' })
+  t.equal(xxx.statusCode, 200, 'the success, not the 400 of the same name')
+  t.same(xxx.json(), { rate: 0.92 })
+})
+
 t.test('what a part of an allOf requires, another declaring it, is kept as what the part itself requires is: a time, the time it was made', async (t) => {
   // A read schema made of the write schema and a part that requires what the server sets, as many descriptions compose theirs.
   const task = { allOf: [{ $ref: '#/components/schemas/NewTask' }, { required: ['id', 'status', 'updated'], properties: { id: { type: 'integer', readOnly: true } } }] }

@@ -10,7 +10,9 @@ import type { JsonSchema } from '../schemas/schema.ts'
 // it: a "not-found" example may be a 404's). Equal as JSON values, an object's keys in any order;
 // a parameter's example written as text ("42") equals the value it spells. A value that examples
 // of several names share tells none of them apart, and chooses nothing: Azure's descriptions give
-// every example the one api-version its parameter allows, and one of them is a 400's.
+// every example the one api-version its parameter allows, and one of them is a 400's. Nor are
+// names a table of cases when none of them is a success's: Azure's converted descriptions name
+// the example of a create that answers 204 with no body for the only answer with one, its 400.
 
 /** The name of the example a request matches, and the answer that has one of that name; undefined when none does. */
 export type Matcher = (input: HandlerInput) => { name: string, response: ResponseSpec } | undefined
@@ -51,7 +53,8 @@ export function namedExamples (doc: OpenApiDocument, route: RouteSpec, order: Re
   const parameters = route.parameters
     .map((parameter) => ({ parameter, byValue: byValue(named(doc, parameter), answers, (value) => typeof value === 'string' ? [canonical(value), value] : [canonical(value)]) }))
     .filter(({ byValue }) => byValue.size > 0)
-  if (bodies.size === 0 && parameters.length === 0) return undefined
+  const paired = [...bodies.values(), ...parameters.flatMap(({ byValue }) => [...byValue.values()])]
+  if (!paired.some((name) => answers.get(name)!.status.startsWith('2'))) return undefined
   return (input) => {
     let name = input.body === undefined || bodies.size === 0 ? undefined : bodies.get(canonical(input.body))
     for (const { parameter, byValue } of parameters) {
