@@ -44,7 +44,7 @@ function byValue (examples: Array<{ name: string, value: unknown }>, answers: Ma
   return chosen
 }
 
-/** The route's matcher, or undefined when no request example shares its name with a response example. */
+/** The route's matcher, or undefined when no request example shares its name with a success's example. */
 export function namedExamples (doc: OpenApiDocument, route: RouteSpec, order: ResponseSpec[]): Matcher | undefined {
   // Each response example's name, and the first answer (in the order the mock prefers them) that has it.
   const answers = new Map<string, ResponseSpec>()
