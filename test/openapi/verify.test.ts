@@ -597,3 +597,25 @@ t.test('a body example nested past the JSON parser\'s 32 levels (as Azure\'s app
   t.notOk(verification.operations[0].sent.some((s) => s.source === 'example'), 'the example not sent as a valid request')
   t.ok(verification.operations[0].sent.some((s) => s.source === 'sample' && s.status === 201), 'the sample sent, and taken')
 })
+
+t.test('objects drawn as plain JSON objects: a read-back list of unique objects (Mist\'s RADIUS servers) is compared, and the run does not stop', async (t) => {
+  // fast-check draws objects without a prototype by default; Ajv's deep equality, for uniqueItems, calls their valueOf.
+  const server = { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer' } } }
+  const radius = { type: 'object', required: ['id'], properties: { id: { type: 'integer', readOnly: true }, servers: { type: 'array', uniqueItems: true, minItems: 4, items: server } } }
+  const json = { content: { 'application/json': { schema: radius } } }
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'RADIUS', version: '1.0.0' },
+    paths: {
+      '/radius': { post: { requestBody: { required: true, ...json }, responses: { 201: { description: 'made', ...json } } } },
+      '/radius/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: { description: 'it', ...json }, 404: { description: 'none' } } },
+        put: { requestBody: { required: true, ...json }, responses: { 200: { description: 'replaced', ...json }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  const verification = await verifiedMockOverHttp(t, document, { generated: 20 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
+  t.ok(verification.chains.requests > 0, `sequences run (${verification.chains.requests} requests)`)
+})

@@ -106,7 +106,9 @@ function ofType (doc: OpenApiDocument, s: JsonSchema, type: string, drawing: Dra
         if (value !== undefined) fields[name] = value
         else if (required.has(name)) return undefined
       }
-      return fc.record(fields, { requiredKeys: Object.keys(fields).filter((name) => required.has(name)) })
+      // Plain objects, as JSON.parse makes: fast-check's without a prototype stop Ajv's deep
+      // equality (uniqueItems, enum), which calls their valueOf, and so the whole run.
+      return fc.record(fields, { requiredKeys: Object.keys(fields).filter((name) => required.has(name)), noNullPrototype: true })
     }
     default: return undefined
   }
