@@ -47,7 +47,7 @@ t.test('ReadMe\'s examples: what is inferred, and every create read back', async
   t.same(found.get('3.0/json/petstore.json'), [
     '/store/order/{orderId}: order keyed by id (read GET, delete DELETE, create POST)',
     '/user/{username}: user keyed by username (read GET, replace PUT, delete DELETE, create POST)',
-    'not remembered: /pet/{petId}: nothing creates its items (no POST /pet that declares a success, no PUT /pet/{petId})'
+    'not remembered: /pet/{petId}: nothing creates its items (no POST /pet that declares a success and takes one item, no PUT /pet/{petId})'
   ], 'the petstore: an order, a user (keyed by its username); not a pet, whose POST declares only 405')
   t.match(found.get('3.1/json/train-travel.json'), [/^\/bookings\/\{bookingId\}: bookings keyed by id \(read GET, delete DELETE, create POST, list GET\)$/], 'Train Travel\'s bookings, in its data envelope')
 })
@@ -69,4 +69,22 @@ t.test('a key\'s type read through allOf: an envelope named as the path\'s param
   }
   t.same(inferred({ type: 'object', properties: { experiment: described(experiment) } }), ['not remembered: /experiments/{experiment}: no answer of it holds an item with a key ({experiment}, id, experimentId or experiment_id)'], 'the envelope is an object: no key')
   t.same(inferred({ type: 'object', properties: { experiment: described({ type: 'string' }), name: { type: 'string' } } }), ['/experiments/{experiment}: experiments keyed by experiment (read GET, create POST)'], 'a key of text, described')
+})
+
+t.test('a create whose body is a list (Mastodon\'s statuses, as its description has them) makes no one item: not remembered, and so said', async (t) => {
+  const status = { type: 'object', required: ['id'], properties: { id: { type: 'string', readOnly: true }, text: { type: 'string' } } }
+  const inferred = (written: object) => {
+    const answer = { content: { 'application/json': { schema: status } } }
+    const document: any = {
+      openapi: '3.0.0',
+      info: { title: 'Statuses', version: '1.0.0' },
+      paths: {
+        '/statuses': { post: { requestBody: { content: { 'application/json': { schema: written } } }, responses: { 200: { description: 'posted', ...answer } } } },
+        '/statuses/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], get: { responses: { 200: { description: 'it', ...answer } } }, delete: { responses: { 204: { description: 'gone' } } } }
+      }
+    }
+    return describeInference(inferResources(document, routeList(document).routes))
+  }
+  t.same(inferred({ type: 'array', items: status }), ['not remembered: /statuses/{id}: nothing creates its items (no POST /statuses that declares a success and takes one item, no PUT /statuses/{id})'])
+  t.same(inferred(status), ['/statuses/{id}: statuses keyed by id (read GET, delete DELETE, create POST)'], 'one that takes an item, remembered')
 })

@@ -210,14 +210,16 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
     const update = at('POST', item)
     const updated = successJson(update)?.media.schema
     if (operations.patch === undefined && update?.body !== undefined && updated !== undefined && itemIn(doc, updated, parameter, name) !== undefined) operations.patch = update
-    // A create that declares no success (the petstore's POST /pet answers only 405) creates nothing.
+    // A create that declares no success (the petstore's POST /pet answers only 405) creates nothing;
+    // one whose body is a list (Mastodon's statuses, as its description has them) makes no one item.
     const create = itemOf.get(collection) === item ? at('POST', collection) : undefined
-    if (create !== undefined && successOf(create) !== undefined) operations.create = create
+    const takesList = create?.body !== undefined && create.body.media.length > 0 && create.body.media.every((media) => shapeOf(doc, media.schema) === 'array')
+    if (create !== undefined && successOf(create) !== undefined && !takesList) operations.create = create
     const list = itemOf.get(collection) === item ? at('GET', collection) : undefined
     if (list !== undefined) operations.list = list
     if (operations.create === undefined && operations.replace === undefined) {
       // A path only read is no resource; one that changes or deletes what nothing creates is worth a word.
-      if (operations.patch !== undefined || operations.delete !== undefined) skipped.push(`${item}: nothing creates its items (${itemOf.get(collection) === item ? `no POST ${collection} that declares a success` : `POST ${collection} makes ${itemOf.get(collection)}'s`}, no PUT ${item})`)
+      if (operations.patch !== undefined || operations.delete !== undefined) skipped.push(`${item}: nothing creates its items (${itemOf.get(collection) === item ? `no POST ${collection} that declares a success and takes one item` : `POST ${collection} makes ${itemOf.get(collection)}'s`}, no PUT ${item})`)
       continue
     }
     // The item's schema, from the answers that carry one: a read's, else a create's or a replace's.
