@@ -892,6 +892,41 @@ t.test('a service that keeps an email unique (409 where one is taken, as by the 
   }
 })
 
+t.test('a service that honours Idempotency-Key (Stripe\'s, Mastodon\'s): two creates of one key answered as one, no unique_keys; the same answers where the document declares no such key: found', async (t) => {
+  const payment = { type: 'object', required: ['id', 'amount'], properties: { id: { type: 'integer', readOnly: true }, amount: { type: 'integer', minimum: 1, maximum: 1000 } } }
+  const payments = (declared: boolean) => ({
+    openapi: '3.1.0',
+    info: { title: 'Payments', version: '1.0.0' },
+    paths: {
+      '/payments': { post: { parameters: declared ? [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string' } }] : [], requestBody: { required: true, ...json(payment) }, responses: { 201: { description: 'made', ...json(payment) }, 400: { description: 'bad' } } } },
+      '/payments/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'a payment', ...json(payment) }, 404: { description: 'none' } } } }
+    }
+  })
+  for (const declared of [true, false]) {
+    const kept = new Map<number, { amount: number }>()
+    // What each idempotency key made; a create that carries none is answered as the last.
+    const made = new Map<string, number>()
+    const { verification } = await verifiedAgainst(t, payments(declared), (req, res, text) => {
+      const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+      if (req.method === 'POST') {
+        if (req.headers['content-type'] !== 'application/json' || !Number.isInteger(sent?.amount) || sent.amount < 1 || sent.amount > 1000) return answer(res, 400)
+        const idempotency = String(req.headers['idempotency-key'] ?? '')
+        const id = made.get(idempotency) ?? kept.size + 1
+        if (!kept.has(id)) kept.set(id, { amount: sent.amount })
+        made.set(idempotency, id)
+        return answer(res, 201, { id, ...kept.get(id) })
+      }
+      const id = Number(/^\/payments\/(\d+)$/.exec(req.url!)?.[1] ?? NaN)
+      return kept.has(id) ? answer(res, 200, { id, ...kept.get(id) }) : answer(res, 404)
+    })
+    const found = verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}`))
+    if (declared) {
+      t.same(found, [], 'nothing found')
+      t.ok(verification.chains.requests > 2, `chains sent (${verification.chains.requests} requests)`)
+    } else t.same(found, ['POST /payments unique_keys'], 'two creates given one key')
+  }
+})
+
 t.test('a write answered 202 (accepted, not yet done): nothing after it is judged, and a note says so; a create done at once and a delete accepted for later, the same', async (t) => {
   const job = { type: 'object', required: ['id', 'task'], properties: { id: { type: 'integer', readOnly: true }, task: { type: 'string', minLength: 1, maxLength: 20 } } }
   const JOBS = {
