@@ -205,7 +205,7 @@ t.test('Stripe\'s style: an update POSTed to the item path in a form, a read tha
   t.same([...mocked.verification.operations.flatMap((o) => o.notes), ...mocked.found], [], 'the project\'s stateful mock of the same document, which answers the customer it keeps: nothing found, each chain to its end')
 })
 
-t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it; an object drawn without a prototype, as JSON reads it', async (t) => {
+t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it; an object without a prototype, as JSON reads it', async (t) => {
   const doc = { openapi: '3.1.0', info: { title: 'Pay', version: '1.0.0' }, paths: {} } as any
   const schema = { type: 'object', properties: { salary: { type: 'number' }, bonus: { type: 'number' } } }
   const validators = createValidators(doc)
@@ -215,7 +215,7 @@ t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, a
   const overrides = { type: 'object', properties: { rules: { type: 'array', items: { properties: { ruleId: { type: 'string' } }, required: ['ruleId'] } } } }
   t.same(unwritten(doc, validators, overrides, 'id', { rules: [undefined] }, JSON.parse('{"rules":[null]}')), [], 'an undefined item read back as the null JSON sent')
   t.same(unwritten(doc, validators, overrides, 'id', { rules: [undefined] }, { rules: [{ ruleId: 'r' }] }), ['rules: written [null], read [{"ruleId":"r"}]'], 'and read back as anything else: found')
-  // fast-check draws some objects without a prototype; JSON reads every one back with one.
+  // A form read back by the engine's parsers holds objects without a prototype; JSON reads every one back with one.
   const address = Object.assign(Object.create(null), { city: 'Lyon' })
   const withAddress = { type: 'object', properties: { address: { type: 'object', properties: { city: { type: 'string' } } } } }
   t.same(keptThrough(doc, withAddress, ['id'], { address }, JSON.parse('{"address":{"city":"Lyon"}}')), ['address: left out, read {"city":"Lyon"}'], 'an object left out by a replace and read back as it was: kept, whatever its prototype')

@@ -74,5 +74,5 @@ export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
   return read === written || (isObject(schema) && sameIn(schema.format, read, written))
 }
 
-/** Two values alike as JSON sends them, whatever their objects' prototypes (fast-check draws some without one), and by the read's schema where given. */
+/** Two values alike as JSON sends them, whatever their objects' prototypes (a form the engine reads back has none), and by the read's schema where given. */
 export const alike = (a: unknown, b: unknown, as?: ReadAs): boolean => holds(a, b, as) && holds(b, a, as)
