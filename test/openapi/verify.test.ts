@@ -619,3 +619,13 @@ t.test('objects drawn as plain JSON objects: a read-back list of unique objects 
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
   t.ok(verification.chains.requests > 0, `sequences run (${verification.chains.requests} requests)`)
 })
+
+t.test('a multipart body whose properties an allOf gathers (PeerTube\'s upload): each text sent as a field, not as a file of its bytes; nothing found', async (t) => {
+  const fields = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 5 }, tags: { type: 'array', items: { type: 'string', maxLength: 3 } } } }
+  const schema = { allOf: [fields, { type: 'object', required: ['video'], properties: { video: { type: 'string', format: 'binary' } } }] }
+  const document = { openapi: '3.1.0', info: { title: 'Videos', version: '1.0.0' }, paths: { '/videos': { post: { requestBody: { required: true, content: { 'multipart/form-data': { schema } } }, responses: { 200: { description: 'uploaded' }, 400: { description: 'bad' } } } } } }
+  const verification = await verifiedMockOverHttp(t, document, { generated: 20 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
+  const sent = verification.operations[0].sent.filter((s) => s.kind === 'valid').map((s) => String(s.request.body))
+  t.ok(sent.some((body) => /name="name"\r\n\r\n/.test(body)), 'the name sent as a field')
+})

@@ -1,7 +1,7 @@
 import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
-import { formBody, formFields, multipartFields } from '../requests/request-validation.ts'
+import { formBody, formFields, multipartFields, propertySchema } from '../requests/request-validation.ts'
 import type { MediaSpec, ParameterSpec } from '../routes/routes.ts'
 import { derefSchema } from '../schemas/schema.ts'
 
@@ -86,7 +86,7 @@ const BOUNDARY = 'verify-boundary-7MA4YWxkTrZu0gW'
 /** A multipart body's parts as the verifier writes them: a list's items each a part (none for an empty list), a file's bytes as text, a structure as JSON. */
 export function multipartParts (doc: OpenApiDocument, media: MediaSpec, value: unknown): Array<{ name: string, file: boolean, json: boolean, text: string }> {
   return Object.entries(value ?? {}).flatMap(([name, v]) => {
-    const property = derefSchema(doc, derefSchema(doc, media.schema)?.properties?.[name]) ?? {}
+    const property = derefSchema(doc, propertySchema(doc, media.schema, name)) ?? {}
     const file = property.format === 'binary' || property.contentMediaType !== undefined || property.type === undefined
     return (Array.isArray(v) && property.type === 'array' ? v : [v]).map((item) => ({ name, file, json: !file && typeof item === 'object' && item !== null, text: text(item) }))
   })
