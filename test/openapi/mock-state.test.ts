@@ -589,6 +589,13 @@ t.test('a create whose optional body is not sent makes an item of the server\'s 
   t.same((await app.inject({ url: '/coupons/string' })).json(), named, 'and the first kept')
 })
 
+t.test('a create of a value no object, which a schema of no type takes (PeerTube\'s users, sent []): an item of the server\'s values alone, each under a key of its own', async (t) => {
+  const app = await collectionMock(t, 'users', { properties: { name: { type: 'string' } } }, { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, name: { type: 'string' } } })
+  const [first, second] = await Promise.all([1, 2].map(async () => (await app.inject({ method: 'POST', url: '/users', payload: [] })).json()))
+  t.not(first.id, second.id, `two keys (${first.id}, ${second.id})`)
+  t.same((await app.inject({ url: `/users/${second.id}` })).json(), second, 'read back')
+})
+
 t.test('a PUT that takes no body makes an item under its path\'s key, of the server\'s values alone', async (t) => {
   const document = structuredClone(shop) as any
   // A bookmark, as BritBox's description has them: PUT and GET of the item path, nothing in the body.

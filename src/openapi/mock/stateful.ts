@@ -343,10 +343,9 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   const act: Record<Action, (route: RouteSpec, resource: Resource, input: HandlerInput) => Answer | undefined> = {
     create (route, resource, { body: sent, params, headers }) {
       // A create that takes no body (POST /projects/7/triggers), or whose optional body is not
-      // sent (Stripe's coupons), or a single value (CircleCI's checkout key, made of its type's
-      // name), makes an item of the server's values alone.
-      const body = sent === undefined || typeof sent !== 'object' ? {} : sent
-      if (!isObject(body)) return undefined
+      // sent (Stripe's coupons), or a value no object (CircleCI's checkout key, made of its type's
+      // name; a list PeerTube's schema of no type takes), makes an item of the server's values alone.
+      const body = isObject(sent) ? sent : {}
       const { scope, items } = collectionOf(resource, params as Value)
       // The client's key, unless the server's to give, or one no path could carry (then the server gives one).
       // An item a POST creates holds its key (resources.ts): how else would its client learn it.
