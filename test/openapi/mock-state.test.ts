@@ -596,6 +596,25 @@ t.test('a create of a value no object, which a schema of no type takes (PeerTube
   t.same((await app.inject({ url: `/users/${second.id}` })).json(), second, 'read back')
 })
 
+t.test('a key of a pattern and an exact length (QLDB\'s ExportId: 22 characters): each create a key of its own, valid', async (t) => {
+  const exportId = { type: 'string', pattern: '^[A-Za-z-0-9]+$', minLength: 22, maxLength: 22 }
+  const item = { type: 'object', required: ['ExportId'], properties: { ExportId: exportId, bucket: { type: 'string' } } }
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Exports', version: '1.0.0' },
+    paths: {
+      '/exports': { post: { requestBody: { required: true, ...json({ type: 'object', properties: { bucket: { type: 'string' } } }) }, responses: { 200: { description: 'made', ...json(item) } } } },
+      '/exports/{exportId}': { get: { parameters: [{ name: 'exportId', in: 'path', required: true, schema: exportId }], responses: { 200: { description: 'it', ...json(item) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'exports.json')
+  t.teardown(() => app.close())
+  const keys = []
+  for (let i = 0; i < 3; i++) keys.push((await app.inject({ method: 'POST', url: '/exports', payload: { bucket: 'b' } })).json().ExportId)
+  t.equal(new Set(keys).size, 3, `three keys: ${keys.join(', ')}`)
+  t.ok(keys.every((key) => /^[A-Za-z-0-9]{22}$/.test(key)), 'each of the pattern and length')
+})
+
 t.test('a PUT that takes no body makes an item under its path\'s key, of the server\'s values alone', async (t) => {
   const document = structuredClone(shop) as any
   // A bookmark, as BritBox's description has them: PUT and GET of the item path, nothing in the body.
