@@ -52,20 +52,21 @@ t.test('ReadMe\'s examples: what is inferred, and every create read back', async
   t.match(found.get('3.1/json/train-travel.json'), [/^\/bookings\/\{bookingId\}: bookings keyed by id \(read GET, delete DELETE, create POST, list GET\)$/], 'Train Travel\'s bookings, in its data envelope')
 })
 
+/** What is inferred of a document of these paths, a line each, as the mock prints it. */
+function inferredOf (paths: object): string[] {
+  const document: any = { openapi: '3.0.0', info: { title: 'Inferred', version: '1.0.0' }, paths }
+  return describeInference(inferResources(document, routeList(document).routes))
+}
+
 t.test('a key\'s type read through allOf: an envelope named as the path\'s parameter (AWS Evidently\'s {"experiment": {allOf: [Experiment, a description]}}) is no key; a key of text so wrapped is', async (t) => {
   const experiment = { type: 'object', properties: { name: { type: 'string' }, arn: { type: 'string' } } }
   const described = (schema: object) => ({ allOf: [schema, { description: 'As AWS describes a member.' }] })
   const inferred = (item: object) => {
     const answer = { content: { 'application/json': { schema: item } } }
-    const document: any = {
-      openapi: '3.0.0',
-      info: { title: 'Experiments', version: '1.0.0' },
-      paths: {
-        '/experiments': { post: { requestBody: { content: { 'application/json': { schema: experiment } } }, responses: { 200: { description: 'made', ...answer } } } },
-        '/experiments/{experiment}': { get: { parameters: [{ name: 'experiment', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...answer } } } }
-      }
-    }
-    return describeInference(inferResources(document, routeList(document).routes))
+    return inferredOf({
+      '/experiments': { post: { requestBody: { content: { 'application/json': { schema: experiment } } }, responses: { 200: { description: 'made', ...answer } } } },
+      '/experiments/{experiment}': { get: { parameters: [{ name: 'experiment', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...answer } } } }
+    })
   }
   t.same(inferred({ type: 'object', properties: { experiment: described(experiment) } }), ['not remembered: /experiments/{experiment}: no answer of it holds an item with a key ({experiment}, id, experimentId or experiment_id)'], 'the envelope is an object: no key')
   t.same(inferred({ type: 'object', properties: { experiment: described({ type: 'string' }), name: { type: 'string' } } }), ['/experiments/{experiment}: experiments keyed by experiment (read GET, create POST)'], 'a key of text, described')
@@ -73,18 +74,11 @@ t.test('a key\'s type read through allOf: an envelope named as the path\'s param
 
 t.test('a create whose body is a list (Mastodon\'s statuses, as its description has them) makes no one item: not remembered, and so said', async (t) => {
   const status = { type: 'object', required: ['id'], properties: { id: { type: 'string', readOnly: true }, text: { type: 'string' } } }
-  const inferred = (written: object) => {
-    const answer = { content: { 'application/json': { schema: status } } }
-    const document: any = {
-      openapi: '3.0.0',
-      info: { title: 'Statuses', version: '1.0.0' },
-      paths: {
-        '/statuses': { post: { requestBody: { content: { 'application/json': { schema: written } } }, responses: { 200: { description: 'posted', ...answer } } } },
-        '/statuses/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], get: { responses: { 200: { description: 'it', ...answer } } }, delete: { responses: { 204: { description: 'gone' } } } }
-      }
-    }
-    return describeInference(inferResources(document, routeList(document).routes))
-  }
+  const answer = { content: { 'application/json': { schema: status } } }
+  const inferred = (written: object) => inferredOf({
+    '/statuses': { post: { requestBody: { content: { 'application/json': { schema: written } } }, responses: { 200: { description: 'posted', ...answer } } } },
+    '/statuses/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], get: { responses: { 200: { description: 'it', ...answer } } }, delete: { responses: { 204: { description: 'gone' } } } }
+  })
   t.same(inferred({ type: 'array', items: status }), ['not remembered: /statuses/{id}: nothing creates its items (no POST /statuses that declares a success and takes one item, no PUT /statuses/{id})'])
   t.same(inferred(status), ['/statuses/{id}: statuses keyed by id (read GET, delete DELETE, create POST)'], 'one that takes an item, remembered')
 })
