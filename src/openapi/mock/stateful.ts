@@ -164,16 +164,15 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
         if (made !== undefined && !items.has(made) && check(made)) return made
       }
     }
-    for (let i = 0; i < 5; i++) {
-      const made = validSample(doc, schema, schemaCheck(schema), { direction: 'response' })?.value
-      if (made !== undefined && !items.has(String(made)) && check(made)) return made
-      // A text sample taken, its last characters made a count: another key of its length (QLDB's
-      // ExportId, 22 characters of a pattern, drawn too short and too long above).
-      if (typeof made === 'string') {
-        for (let n = 1; n <= 100; n++) {
-          const counted = `${made.slice(0, Math.max(0, made.length - String(n).length))}${n}`
-          if (!items.has(counted) && check(counted)) return counted
-        }
+    // The sample (the same each time it is made), or, taken, its last characters made a count:
+    // another key of its length (QLDB's ExportId, 22 characters of a pattern, drawn too short and
+    // too long above).
+    const made = validSample(doc, schema, schemaCheck(schema), { direction: 'response' })?.value
+    if (made !== undefined && !items.has(String(made)) && check(made)) return made
+    if (typeof made === 'string') {
+      for (let n = 1; n <= 100; n++) {
+        const counted = `${made.slice(0, Math.max(0, made.length - String(n).length))}${n}`
+        if (!items.has(counted) && check(counted)) return counted
       }
     }
     return randomUUID()
