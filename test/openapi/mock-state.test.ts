@@ -7,6 +7,7 @@ import { routeList } from '../../src/openapi/routes/routes.ts'
 import { responseFor } from '../../src/openapi/answers/responses.ts'
 import { MAX_COLLECTIONS, MAX_ITEMS, State } from '../../src/openapi/mock/state.ts'
 import { captureLog } from '../helpers/app.ts'
+import { pets } from './fixtures/pets.ts'
 import { shop } from './fixtures/shop.ts'
 
 // The stateful mock (npm run mock's default) on a shop of our own: what a client writes it reads
@@ -546,6 +547,19 @@ t.test('an update POSTed to the item path, as Stripe\'s are, merged into what is
   t.teardown(() => both.app.close())
   const { inferResources } = await import('../../src/openapi/routes/resources.ts')
   t.equal(inferResources(both.document, both.routes).resources[0]?.operations.patch?.method, 'PATCH', 'with a PATCH beside it, the POST is not the update')
+})
+
+t.test('a PUT to the collection that names the item by the key in its body (the Petstore\'s PUT /pet): replaces it; a key not there answered its 404, nothing made', async (t) => {
+  const { app, remembered } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(pets) }, 'pets.json')
+  t.teardown(() => app.close())
+  t.same(remembered, ['/pet/{petId}: pet keyed by id (read GET, delete DELETE, create POST, replace PUT /pet)'], 'said at start, with the path the replace takes')
+  const made = (await app.inject({ method: 'POST', url: '/pet', payload: { name: 'Rex', photoUrls: [], status: 'available' } })).json()
+  const replaced = await app.inject({ method: 'PUT', url: '/pet', payload: { id: made.id, name: 'Max', photoUrls: ['a.png'] } })
+  t.same(replaced.json(), { id: made.id, name: 'Max', photoUrls: ['a.png'] }, 'replaced: the status it left out, gone')
+  t.same((await app.inject({ url: `/pet/${made.id}` })).json(), replaced.json(), 'read back')
+  const other = await app.inject({ method: 'PUT', url: '/pet', payload: { id: made.id + 1, name: 'Nobody', photoUrls: [] } })
+  t.equal(other.statusCode, 404, 'a pet not there: its 404')
+  t.equal((await app.inject({ url: `/pet/${made.id + 1}` })).statusCode, 404, 'and not made')
 })
 
 t.test('what a read requires and a write did not send, in a list\'s items past the sample\'s, is filled as in the sample\'s first: the rest as written', async (t) => {

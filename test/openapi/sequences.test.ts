@@ -10,6 +10,7 @@ import { keptThrough, unwritten } from '../../src/openapi/verify/sequences.ts'
 import { verify } from '../../src/openapi/verify/verifier.ts'
 import { answer, serveText } from '../helpers/hand-served.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
+import { pets } from './fixtures/pets.ts'
 import { GADGET_FAULTS, SEQUENCE_FAULTS, startThings, THINGS, type GadgetFault, type SequenceFault, type ThingsFault } from '../helpers/things-service.ts'
 
 // The verifier's sequences (openapi/verify/sequences.ts) against a service written by hand whose
@@ -479,6 +480,52 @@ t.test('a PATCH in JSON Patch (RFC 6902): sent as operations that write what a c
   t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch', 'read'], 'shrunk to the patch and the read after it')
   t.match(found[0]?.steps?.[1].curl, /-H 'content-type: application\/json-patch\+json' --data-binary '\[\{"op":"(add|replace)","path":"\/(title|done)","value":/, 'the patch as operations, in its media type')
   t.match(found[0]?.detail, /^PATCH \/tasks\/\{id\} wrote what the read does not answer: (title|done): written/, 'the member it wrote, read otherwise')
+})
+
+t.test('the Petstore\'s PUT /pet, which names the pet by the id in its body: followed as the replace; one answered 200 that keeps nothing: read_after_write', async (t) => {
+  /** The Petstore's pets kept in a map, but for a PUT that keeps nothing where `losing`. */
+  const served = async (losing: boolean) => {
+    const kept = new Map<number, object>()
+    const { verification, url } = await verifiedAgainst(t, pets, (req, res, text) => {
+      let sent: any
+      try { sent = JSON.parse(text) } catch {}
+      const valid = req.headers['content-type'] === 'application/json' && typeof sent?.name === 'string' && Array.isArray(sent.photoUrls) && sent.photoUrls.every((url: unknown) => typeof url === 'string') &&
+        (sent.id === undefined || Number.isInteger(sent.id)) && [undefined, 'available', 'pending', 'sold'].includes(sent.status) && Object.keys(sent).every((name) => ['id', 'name', 'photoUrls', 'status'].includes(name))
+      if (req.url === '/pet' && req.method === 'POST') {
+        if (!valid) return answer(res, 400)
+        const pet = { ...sent, id: sent.id ?? Math.max(0, ...kept.keys()) + 1 }
+        kept.set(pet.id, pet)
+        return answer(res, 200, pet)
+      }
+      if (req.url === '/pet' && req.method === 'PUT') {
+        if (!valid) return answer(res, 400)
+        if (!kept.has(sent.id)) return answer(res, 404)
+        if (!losing) kept.set(sent.id, sent)
+        return answer(res, 200, sent)
+      }
+      const id = /^\/pet\/(-?\d+)$/.exec(req.url!)?.[1]
+      if (id === undefined) return answer(res, 400)
+      if (req.method === 'DELETE') {
+        kept.delete(Number(id))
+        return answer(res, 200)
+      }
+      if (!kept.has(Number(id))) return answer(res, 404)
+      answer(res, 200, kept.get(Number(id)))
+    })
+    return reportOf(verification, 'pets.json', url)
+  }
+  const keeping = await served(false)
+  t.same(keeping.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'a service that keeps its word: nothing found')
+  t.same(keeping.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+  t.ok(keeping.operations.find((o) => o.operationId === 'updatePet')!.requests > 0, 'the PUT sent in it')
+
+  const found = (await served(true)).operations.flatMap((o) => o.violations)
+  t.same(found.map((v) => v.check), ['read_after_write'], 'found, and nothing else')
+  t.same(found[0]?.steps?.map((s) => s.step), ['create', 'replace', 'read'], 'shrunk to the PUT and the read after it')
+  t.match(found[0]?.steps?.[1].curl, /-X PUT 'http:\/\/127\.0\.0\.1:\d+\/pet' .*--data-binary '\{.*"id":\d+/, 'the PUT names the pet the create made, in its body')
+  t.match(found[0]?.detail, /^PUT \/pet wrote what the read does not answer: /)
+
+  t.same((await verifiedMock(t, pets)).found, [], 'the project\'s stateful mock of the same document: nothing found')
 })
 
 t.test('a change the service refuses (4xx) does nothing: the chain goes on from what was there, so a delete that keeps the task is found behind it', async (t) => {

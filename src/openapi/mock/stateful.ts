@@ -14,7 +14,7 @@ import { examplesOf } from '../schemas/examples.ts'
 import { matching, validSample } from '../schemas/samples.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { bodyEnvelope, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { bodyEnvelope, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import { pageOf, pagingOf, tellPage } from './paging.ts'
 import type { Item, State } from './state.ts'
 
@@ -326,11 +326,12 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
    * they call for: a change (PUT, PATCH, DELETE) whose If-Match names none of its entity tags is
    * refused 412; a read whose If-None-Match names one is answered 304. Else the request goes on.
    */
-  const conditional = (route: RouteSpec, resource: Resource, action: Action, { params, headers }: HandlerInput): Answer | undefined => {
+  const conditional = (route: RouteSpec, resource: Resource, action: Action, input: HandlerInput): Answer | undefined => {
+    const { params, headers } = input
     const read = action === 'read' && headers['if-none-match'] !== undefined && declares(route, '304')
     const change = ['replace', 'patch', 'delete'].includes(action) && headers['if-match'] !== undefined && declares(route, '412')
     if (!read && !change) return undefined
-    const key = String((params as Value)[resource.parameter])
+    const key = String(keyNamed(route, resource, input))
     const item = collectionOf(resource, params as Value).items.get(key)
     if (item === undefined) return undefined
     const tag = entityTag(item)
@@ -338,6 +339,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     if (change && !names(headers['if-match'])) throw new PreconditionFailedError(resource.name, key, tag)
     return read && names(headers['if-none-match']) ? itemAnswer(route, resource, item, '', 304) : undefined
   }
+
+  /** The key a request names: its path's; a replace through the collection's (the Petstore's PUT /pet), its body's. */
+  const keyNamed = (route: RouteSpec, resource: Resource, { params, body }: HandlerInput): unknown =>
+    keyInPath(resource, route) ? (params as Value)[resource.parameter] : isObject(body) ? body[resource.property!] : undefined
 
   const notThere = (route: RouteSpec, resource: Resource, key: string): Answer | undefined => {
     // Only where the document says so: a 404 of its own (or 4XX), else a 410 (Pendo's reads
@@ -397,13 +402,16 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       if (!tools.validatorOf(media)(body)) return undefined
       return { status: statusOf(response), body: jsonText(body), headers: tools.headersOf(route, response), contentType: concreteType(media.type) }
     },
-    replace (route, resource, { body: sent, params, headers }) {
+    replace (route, resource, input) {
+      const { body: sent, params, headers } = input
       // One that takes no body (PUT /bookmarks/{itemId}), or whose optional body is not sent,
       // makes an item of the server's values alone, as a create does.
       const body = sent === undefined ? {} : sent
       if (!isObject(body)) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
-      const key = (params as Value)[resource.parameter]
+      // A body that names no item (PUT /pet without its id) is answered from the document, as before.
+      const key = keyNamed(route, resource, input)
+      if (key === undefined) return undefined
       const old = items.get(String(key))
       if (old === undefined && resource.operations.create !== undefined) {
         const missing = notThere(route, resource, String(key))
@@ -447,7 +455,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     // within it; an object without it (Square's examples, {"request_body": …}) holds none of the item's values.
     const envelope = bodyEnvelope(doc, resource, route)
     const unwrapped = envelope.length === 0 ? (input: HandlerInput) => input : (input: HandlerInput) => ({ ...input, body: isObject(input.body) ? valueIn(input.body, envelope) ?? {} : input.body })
-    return (input) => conditional(route, resource, action, input) ?? act[action](route, resource, unwrapped(input))
+    return (input) => {
+      const inner = unwrapped(input)
+      return conditional(route, resource, action, inner) ?? act[action](route, resource, inner)
+    }
   }
 }
 

@@ -7,7 +7,8 @@ import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 // collection path that creates (POST /orders) or lists, and its item path, the collection's
 // path and one parameter (/orders/{orderId}), that reads, replaces (PUT), patches (PATCH, or a
 // POST that answers the item) and deletes; or an item path created by PUT with its key in the
-// path (PUT /products/{sku}). A collection under a parent (/customers/{customerId}/addresses)
+// path (PUT /products/{sku}); a collection's PUT whose body holds the key replaces, where the
+// item path has no PUT (the Petstore's PUT /pet). A collection under a parent (/customers/{customerId}/addresses)
 // holds each parent's items apart. The key is the item's property named as the path's
 // parameter, `id`, `{name}Id` or `{name}_id`; an item made by PUT may hold none, its key the
 // path's alone (PUT /projects/7/tasks/{taskKey} of {"title": …}); an answer may wrap the item in an envelope
@@ -143,6 +144,9 @@ export function placeIn (doc: OpenApiDocument, resource: Resource, schema: unkno
   return resource.property === undefined ? { envelope: [], schema: derefSchema(doc, schema) } : itemIn(doc, schema, resource.parameter, resource.name)
 }
 
+/** Whether a route of the resource names the item by its path (/pets/{petId}); else by its body's key (PUT /pet), or it makes or lists them. */
+export const keyInPath = (resource: Resource, route: RouteSpec): boolean => Object.values(route.pathNames).includes(resource.parameter)
+
 /** The schema of a route's JSON request body, where it takes one. */
 export const jsonBodySchema = (route: RouteSpec): unknown => route.body?.media.find((m) => kindOf(m.type) === 'json')?.schema
 
@@ -234,6 +238,11 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
       skipped.push(`${item}: no answer of it holds an item with a key ({${parameter}}, id, ${singular(name)}Id or ${singular(name)}_id)`)
       continue
     }
+    // A replace through the collection, the key in its body, where the item path has none (the
+    // Petstore's PUT /pet, "update an existing pet by Id"): a change of what the create made.
+    const put = operations.replace === undefined && operations.create !== undefined && found.property !== undefined ? at('PUT', collection) : undefined
+    const named = put === undefined ? undefined : derefSchema(doc, propertiesOf(doc, jsonBodySchema(put))[found.property!])
+    if (put !== undefined && successOf(put) !== undefined && named !== undefined && named.readOnly !== true) operations.replace = put
     const parents = segments.slice(0, -1).map((segment) => SEGMENT_PARAMETER.exec(segment)?.[1]).filter((p): p is string => p !== undefined)
     const resource: Resource = { name, item, parameter, property: found.property, parents, schema: found.schema, operations }
     resources.push(resource)
@@ -245,7 +254,7 @@ export function inferResources (doc: OpenApiDocument, routes: RouteSpec[]): Infe
 /** What was inferred, a line each, as the mock prints it at start. */
 export function describeInference ({ resources, skipped }: Inference): string[] {
   return [
-    ...resources.map((r) => `${r.item}: ${r.name} keyed by ${r.property ?? `the path's {${r.parameter}}`}${r.parents.length > 0 ? `, each {${r.parents.join('}, {')}} its own` : ''} (${Object.entries(r.operations).map(([action, route]) => `${action} ${route.method}`).join(', ')})`),
+    ...resources.map((r) => `${r.item}: ${r.name} keyed by ${r.property ?? `the path's {${r.parameter}}`}${r.parents.length > 0 ? `, each {${r.parents.join('}, {')}} its own` : ''} (${Object.entries(r.operations).map(([action, route]) => `${action} ${route.method}${keyInPath(r, route) || action === 'create' || action === 'list' ? '' : ` ${route.path}`}`).join(', ')})`),
     ...skipped.map((why) => `not remembered: ${why}`)
   ]
 }
