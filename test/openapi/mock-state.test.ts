@@ -629,23 +629,31 @@ t.test('a key of a pattern and an exact length (QLDB\'s ExportId: 22 characters)
   t.ok(keys.every((key) => /^[A-Za-z-0-9]{22}$/.test(key)), 'each of the pattern and length')
 })
 
-t.test('a PUT that takes no body makes an item under its path\'s key, of the server\'s values alone', async (t) => {
+t.test('a PUT that takes no body, or one that is no object (OPA\'s policy module, text/plain), makes an item under its path\'s key, of the server\'s values alone', async (t) => {
   const document = structuredClone(shop) as any
   // A bookmark, as BritBox's description has them: PUT and GET of the item path, nothing in the body.
   const itemId = { name: 'itemId', in: 'path', required: true, schema: { type: 'string' } }
+  const bookmark = { 'application/json': { schema: { $ref: '#/components/schemas/Bookmark' } } }
   document.paths['/bookmarks/{itemId}'] = {
-    put: { parameters: [itemId], responses: { 200: { description: 'kept', content: { 'application/json': { schema: { $ref: '#/components/schemas/Bookmark' } } } } } },
-    get: { parameters: [itemId], responses: { 200: { description: 'a bookmark', content: { 'application/json': { schema: { $ref: '#/components/schemas/Bookmark' } } } }, 404: { description: 'none' } } }
+    put: { parameters: [itemId], responses: { 200: { description: 'kept', content: bookmark } } },
+    get: { parameters: [itemId], responses: { 200: { description: 'a bookmark', content: bookmark }, 404: { description: 'none' } } }
+  }
+  // The same of a body in text: a policy module, read back as what the server keeps of it.
+  document.paths['/policies/{itemId}'] = {
+    put: { parameters: [itemId], requestBody: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } }, responses: { 200: { description: 'kept', content: bookmark } } },
+    get: document.paths['/bookmarks/{itemId}'].get
   }
   document.components.schemas.Bookmark = { type: 'object', required: ['itemId'], properties: { itemId: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } } }
   const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
   t.teardown(() => app.close())
-  t.equal((await app.inject({ url: '/bookmarks/film-7' })).statusCode, 404, 'not there before')
-  const kept = await app.inject({ method: 'PUT', url: '/bookmarks/film-7' })
-  t.equal(kept.statusCode, 200)
-  t.equal(kept.json().itemId, 'film-7', 'the key the path gave')
-  t.same((await app.inject({ url: '/bookmarks/film-7' })).json(), kept.json(), 'read back')
-  t.equal((await app.inject({ url: '/bookmarks/film-8' })).statusCode, 404, 'and no other')
+  for (const [path, payload] of [['/bookmarks', undefined], ['/policies', 'package opa.examples']]) {
+    t.equal((await app.inject({ url: `${path}/film-7` })).statusCode, 404, `${path}: not there before`)
+    const kept = await app.inject({ method: 'PUT', url: `${path}/film-7`, ...payload !== undefined && { headers: { 'content-type': 'text/plain' }, payload } })
+    t.equal(kept.statusCode, 200)
+    t.equal(kept.json().itemId, 'film-7', 'the key the path gave')
+    t.same((await app.inject({ url: `${path}/film-7` })).json(), kept.json(), 'read back')
+    t.equal((await app.inject({ url: `${path}/film-8` })).statusCode, 404, 'and no other')
+  }
 })
 
 t.test('under the base path of the document\'s server, as a client made from it sends: routed as the document\'s paths, its Location under it', async (t) => {

@@ -404,10 +404,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     },
     replace (route, resource, input) {
       const { body: sent, params, headers } = input
-      // One that takes no body (PUT /bookmarks/{itemId}), or whose optional body is not sent,
-      // makes an item of the server's values alone, as a create does.
-      const body = sent === undefined ? {} : sent
-      if (!isObject(body)) return undefined
+      // One that takes no body (PUT /bookmarks/{itemId}), or whose optional body is not sent, or a
+      // value no object (OPA's policy module, in text), makes an item of the server's values alone,
+      // as a create does.
+      const body = isObject(sent) ? sent : {}
       const { scope, items } = collectionOf(resource, params as Value)
       // A body that names no item (PUT /pet without its id) is answered from the document, as before.
       const key = keyNamed(route, resource, input)
