@@ -894,6 +894,27 @@ t.test('an item that both branches of a oneOf take (InfluxDB\'s dashboard, a Das
   t.match(patched.json(), { id: ops.id, name: 'Ops 2', cells: [{ x: Number }] }, 'the name patched, the cells the answer cannot take as written the sample\'s')
 })
 
+t.test('an item read as one of a whole and its public part (Vercel\'s deployment: each whole one is a public part too): answered as the public part, what sets them apart left out, what was written read back', async (t) => {
+  const publicPart = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' }, regions: { type: 'array', items: { type: 'string' } } } }
+  const whole = { type: 'object', required: ['id', 'name', 'build', 'ownerId'], properties: { ...publicPart.properties, build: { type: 'object' }, ownerId: { type: 'string' } } }
+  const read = { oneOf: [whole, publicPart] }
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Deployments', version: '1.0.0' },
+    paths: {
+      '/deployments': { post: { requestBody: { required: true, ...json({ type: 'object', required: ['name'], properties: { name: { type: 'string' }, regions: { type: 'array', items: { type: 'string' } }, build: { type: 'object' } } }) }, responses: { 200: { description: 'made', ...json(whole) } } } },
+      '/deployments/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...json(read) }, 404: { description: 'none' } } } }
+    }
+  }
+  const { app, document: mocked } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'deployments.json')
+  t.teardown(() => app.close())
+  const made = await app.inject({ method: 'POST', url: '/deployments', payload: { name: 'site', regions: ['sfo1'], build: { env: 'x' } } })
+  t.match(made.json(), { name: 'site', regions: ['sfo1'], build: { env: 'x' }, ownerId: String }, 'the create answers it whole')
+  const got = (await app.inject({ url: `/deployments/${made.json().id}` })).json()
+  t.same(got, { id: made.json().id, name: 'site', regions: ['sfo1'], ownerId: made.json().ownerId }, 'read as its public part: what it was sent, without the build that sets the whole apart')
+  t.ok(createValidators(mocked).response(read)(got), 'valid against the read\'s oneOf')
+})
+
 t.test('a read that declares JSON twice, with an example and, with its charset, the schema (as Zuora\'s do): answers the item written, not the example', async (t) => {
   const amendment = { type: 'object', properties: { Id: { type: 'string', readOnly: true }, Name: { type: 'string' } } }
   const read = { 'application/json': { examples: { response: { value: { Id: 'A-1', Name: 'From the example' } } } }, 'application/json; charset=utf-8': { schema: amendment } }

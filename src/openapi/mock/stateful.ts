@@ -260,12 +260,28 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   }
 
   /**
+   * Of an object several branches of a oneOf take (`passing`, their indexes), a member that sets
+   * them apart, to leave out: one another of them requires and the branch that requires least
+   * does not name (Vercel's deployment, read whole or as its public part alone: each whole one is
+   * a public part too). Undefined where there is none.
+   */
+  const apartIn = (at: unknown, value: unknown, passing: unknown): string | undefined => {
+    const s = derefSchema(doc, at)
+    const branches: unknown[] | undefined = [s, ...(s?.allOf ?? []).map((part: unknown) => derefSchema(doc, part))].find((part) => Array.isArray(part?.oneOf))?.oneOf
+    if (!isObject(value) || branches === undefined || !Array.isArray(passing)) return undefined
+    const [kept, ...others] = passing.map((index) => branches[index]).sort((a, b) => requiredIn(doc, a).size - requiredIn(doc, b).size)
+    const named = new Set([...requiredIn(doc, kept), ...Object.keys(propertiesOf(doc, kept))])
+    return Object.keys(value).find((name) => !named.has(name) && others.some((other) => requiredIn(doc, other).has(name)))
+  }
+
+  /**
    * `made` valid against `schema`, or undefined. One error at a time (the validators stop at the
    * first): a value of another type than asked is spelled as asked where it is the same value
    * (Jira's ids: integers read, strings in a create's answer), else left out; a property not
    * allowed too; a required one missing is the sample's at the same place (in a list's item past
    * the sample's, as in the sample's first item), else a value of its own schema (the sample is of
-   * another branch of a oneOf). `bySample`: a value not taken is the sample's at the same place,
+   * another branch of a oneOf); an object several branches of a oneOf take loses what sets them
+   * apart (apartIn). `bySample`: a value not taken is the sample's at the same place,
    * once, before it is left out. Nothing outside the envelope's item is changed.
    */
   const mended = (made: unknown, schema: JsonSchema, place: { envelope: string[] }, fallback: unknown, validate: ValidateFunction, bySample = false): unknown => {
@@ -273,13 +289,17 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const within = (tokens: string[]) => tokens.length > place.envelope.length && place.envelope.every((name, i) => tokens[i] === name)
     for (let pointer = writeOnlyIn(doc, schema, made); pointer !== undefined && within(tokensOf(pointer)); pointer = writeOnlyIn(doc, schema, made)) removeAt(made, tokensOf(pointer))
     for (let round = 0; round < MENDING_ROUNDS && !validate(made); round++) {
-      const error = validate.errors?.[0]
+      // Several branches of a oneOf taking the object come first: the errors before it are those of
+      // the branches that do not, and mending those would only make more of them take it.
+      const error = validate.errors?.find((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)) ?? validate.errors?.[0]
       if (error === undefined) break
       const tokens = tokensOf(error.instancePath)
-      const target = error.keyword === 'additionalProperties' ? [...tokens, String(error.params.additionalProperty)] : error.keyword === 'required' ? [...tokens, String(error.params.missingProperty)] : tokens
+      const apart = error.keyword === 'oneOf' ? apartIn(schemaAt(schema, made, tokens), valueIn(made, tokens), error.params.passingSchemas) : undefined
+      const target = apart !== undefined ? [...tokens, apart] : error.keyword === 'additionalProperties' ? [...tokens, String(error.params.additionalProperty)] : error.keyword === 'required' ? [...tokens, String(error.params.missingProperty)] : tokens
       if (!within(target)) break
       const respelled = error.keyword === 'type' ? spelledAs(valueIn(made, target), [error.params.type].flat().map(String)) : undefined
-      if (respelled !== undefined) setAt(made, target, respelled)
+      if (apart !== undefined) removeAt(made, target)
+      else if (respelled !== undefined) setAt(made, target, respelled)
       else if (error.keyword !== 'required') {
         const pointer = JSON.stringify(target)
         if (!bySample || restored.has(pointer) || !setAt(made, target, valueIn(fallback, target))) removeAt(made, target)
