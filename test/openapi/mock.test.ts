@@ -276,21 +276,29 @@ t.test('a request line or headers past MAX_HEADER_BYTES: 431 in the shape the do
   }
 })
 
-t.test('an answer whose schema has a $ref to nothing: named once when the examples are checked, and the mock goes on serving the rest', async (t) => {
+t.test('an answer whose schema has a $ref to nothing: named once when the examples are checked, and the mock goes on serving the rest; each answer that reaches it, a 500 whose log names it', async (t) => {
   const { logStream, lines } = captureLog()
+  // Two operations answer the one component that holds the $ref to nothing (as dnd5eapi's Monster does).
+  const things = { description: 'things', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: { color: 'red' } } } }
   const broken = {
     openapi: '3.1.0',
     info: { title: 'Broken', version: '1.0.0' },
     paths: {
-      '/things': { get: { responses: { 200: { description: 'things', content: { 'application/json': { schema: { type: 'object', properties: { color: { $ref: '#/$defs/Color' } } }, example: { color: 'red' } } } } } } },
+      '/things': { get: { responses: { 200: things } } },
+      '/other-things': { get: { responses: { 200: things } } },
       '/ok': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { fine: { type: 'boolean' } } }, example: { fine: true } } } } } } }
-    }
+    },
+    components: { schemas: { Thing: { type: 'object', properties: { color: { $ref: '#/$defs/Color' } } } } }
   }
   const { app, checkExamples } = await buildMock(loadConfig({ LOG_LEVEL: 'warn' }), { text: '', document: broken }, 'broken.yaml', logStream)
   t.teardown(() => app.close())
-  t.same(await checkExamples(), { examples: 2, invalid: 1 }, 'checked to the end')
-  t.match(lines.map((line) => line.problem).filter(Boolean), ['GET /things 200 application/json: its schema cannot be read (broken.yaml#/$defs/Color: is the target of a $ref, and there is nothing there); its examples are not served'])
+  t.same(await checkExamples(), { examples: 3, invalid: 2 }, 'checked to the end')
+  t.match(lines.map((line) => line.problem).filter(Boolean), ['GET /things 200 application/json: its schema cannot be read (broken.yaml#/$defs/Color: is the target of a $ref, and there is nothing there); its examples are not served', 'GET /other-things 200 application/json: its schema cannot be read (broken.yaml#/$defs/Color: is the target of a $ref, and there is nothing there); its examples are not served'], 'each answer that reaches it, named')
   t.same((await app.inject({ url: '/ok' })).json(), { fine: true }, 'the rest served')
+  for (const url of ['/things', '/other-things', '/things']) {
+    t.equal((await app.inject({ url })).statusCode, 500, `${url}: nothing it could answer`)
+    t.match(lines.at(-1), { msg: 'request failed', err: { message: /#\/\$defs\/Color: is the target of a \$ref, and there is nothing there/ } }, 'the log names the $ref to nothing, each time')
+  }
 })
 
 t.test('a date-time bounded in length as few are (minLength 25, as UniCourt\'s): answered long enough, and nothing written to the console besides the log', async (t) => {

@@ -238,7 +238,14 @@ export class SchemaRegistry {
       const id = `urn:openapi:${view}:${encodeURIComponent(key)}`
       if (!this.#added.has(id)) {
         this.#added.add(id) // first, so that recursive schemas end
-        const copy = rewrite(targetOf(doc, source, ref, file))
+        let copy
+        try {
+          copy = rewrite(targetOf(doc, source, ref, file))
+        } catch (err) {
+          // Not registered (it reaches a $ref to nothing): the next schema that reaches it fails as this one did, naming that $ref.
+          this.#added.delete(id)
+          throw err
+        }
         // A boolean schema as an object one, to carry its $id: true takes anything, false nothing.
         add(copy === false ? { not: {}, $id: id } : { ...(copy === true ? {} : copy as JsonSchema), $id: id })
       }
