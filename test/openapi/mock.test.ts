@@ -73,6 +73,8 @@ t.test('answers a range the document declares in a type of it (*/* and applicati
     info: { title: 'Ranges', version: '1.0.0' },
     paths: {
       '/any': { get: { responses: { 200: { description: 'anything', content: { '*/*': { schema: thing } } } } } },
+      // As gerermesaffaires' download: a file in */*, and an object in the JSON that */* is answered in.
+      '/both': { get: { responses: { 200: { description: 'a document', content: { '*/*': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } }, 'application/json': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'object', required: ['base64'], properties: { base64: { type: 'string' } } } } } } } } } } },
       '/xml': { get: { responses: { 200: { description: 'XML', content: { 'application/xml': { schema: { type: 'object', xml: { name: 'Pet' }, properties: { name: { type: 'string' } } }, example: { name: 'Rex' } } } } } } },
       '/suffix': {
         post: {
@@ -88,6 +90,11 @@ t.test('answers a range the document declares in a type of it (*/* and applicati
   const any = await app.inject({ url: '/any' })
   t.equal(any.headers['content-type'], 'application/json; charset=utf-8')
   t.ok(any.json().id >= 5, `a sample valid against the schema (${any.body})`)
+  for (const accept of [undefined, '*/*']) {
+    const both = await app.inject({ url: '/both', ...accept !== undefined && { headers: { accept } } })
+    t.equal(both.headers['content-type'], 'application/json; charset=utf-8')
+    t.match(both.json(), { file: { base64: String } }, `JSON, as the document declares it, not */*'s (Accept: ${accept ?? 'none'})`)
+  }
   const xml = await app.inject({ url: '/xml' })
   t.equal(xml.headers['content-type'], 'application/xml')
   t.match(xml.body, /^<Pet>\s*<name>Rex<\/name>\s*<\/Pet>/, 'an example given as data, written as XML')

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { validateHeaderName, validateHeaderValue } from 'node:http'
 import Negotiator from 'negotiator'
-import { concreteType, kindOf, type BodyKind } from '../requests/bodies.ts'
+import { concreteType, kindOf, matchMedia, type BodyKind } from '../requests/bodies.ts'
 import { DocumentError } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { AnyHandler, HandlerInput } from '../routes/register.ts'
@@ -237,10 +237,15 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
   }
 }
 
-/** The declared media type the client's Accept prefers (Negotiator reads it); JSON when it says nothing. */
+/**
+ * The declared media type the client's Accept prefers (Negotiator reads it); JSON when it says
+ * nothing. A range is answered in its concrete type, so where the document declares that type
+ * too, that one shapes the answer, as it shapes what a client reads (matchMedia): gerermesaffaires'
+ * download declares a file in `*\/*` and an object in `application/json`.
+ */
 function pickMedia (declared: MediaSpec[], accept: string): MediaSpec | undefined {
   const fallback = declared.find((m) => kindOfAnswer(m) === 'json') ?? declared[0]
-  if (declared.length <= 1 || accept === '' || accept === '*/*') return fallback
-  const type = new Negotiator({ headers: { accept } }).mediaType(declared.map((m) => m.spelled))
-  return declared.find((m) => m.spelled === type) ?? fallback
+  const type = declared.length <= 1 || accept === '' || accept === '*/*' ? undefined : new Negotiator({ headers: { accept } }).mediaType(declared.map((m) => m.spelled))
+  const picked = declared.find((m) => m.spelled === type) ?? fallback
+  return picked?.type.includes('*') === true ? matchMedia(declared, concreteType(picked.type)) ?? picked : picked
 }
