@@ -3,6 +3,7 @@ import { connect } from 'node:net'
 import t from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
+import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { captureLog } from '../helpers/app.ts'
 
 // The mock (npm run mock): every operation answered from its document, as Prism answers: the
@@ -306,6 +307,23 @@ t.test('an answer whose schema has a $ref to nothing: named once when the exampl
     t.equal((await app.inject({ url })).statusCode, 500, `${url}: nothing it could answer`)
     t.match(lines.at(-1), { msg: 'request failed', err: { message: /#\/\$defs\/Color: is the target of a \$ref, and there is nothing there/ } }, 'the log names the $ref to nothing, each time')
   }
+})
+
+t.test('a schema whose sample, eight references deep, would hold tens of thousands of values (DocuSign\'s recipients: 1.5 MB): answered shallower, valid, with at most 5,000', async (t) => {
+  // Nine levels, each a schema of its own of four members of the next: 4^8 leaves, eight references deep.
+  const level = (n: number) => ({ type: 'object', properties: { at: { type: 'string', format: 'date-time' }, ...n < 8 && Object.fromEntries(['a', 'b', 'c', 'd'].map((name) => [name, { $ref: `#/components/schemas/Level${n + 1}` }])) } })
+  const wide = {
+    openapi: '3.1.0',
+    info: { title: 'Wide', version: '1.0.0' },
+    paths: { '/tree': { get: { responses: { 200: { description: 'a tree', content: { 'application/json': { schema: { $ref: '#/components/schemas/Level0' } } } } } } } },
+    components: { schemas: Object.fromEntries(Array.from({ length: 9 }, (_, n) => [`Level${n}`, level(n)])) }
+  }
+  const { app, document } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: wide }, 'wide.json')
+  t.teardown(() => app.close())
+  const tree = (await app.inject({ url: '/tree' })).json()
+  const values = (value: unknown): number => value !== null && typeof value === 'object' ? Object.values(value).reduce((count: number, inner) => count + values(inner), 1) : 1
+  t.ok(values(tree) > 100 && values(tree) <= 5000, `${values(tree)} values`)
+  t.ok(createValidators(document).response({ $ref: '#/components/schemas/Level0' })(tree), 'valid')
 })
 
 t.test('a date-time bounded in length as few are (minLength 25, as UniCourt\'s): answered long enough, and nothing written to the console besides the log', async (t) => {

@@ -17,6 +17,9 @@ import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './s
 export interface Sample { value: unknown, valid: boolean }
 
 const MAX_DEPTH = 8
+// Values a sample may hold before it is made again shallower: DocuSign's recipients, eight
+// references deep, are 1.5 MB of sample, and mending them held the event loop for 9 s.
+const MAX_VALUES = 5000
 // Mends a value may take: this many, and one more for each value within it (UniCourt's case holds
 // 67 date-times, each mended alone), so that a large sample is not given up half mended.
 const MAX_MENDS = 40
@@ -186,6 +189,13 @@ function isProperty (value: unknown, pointer: string): boolean {
   return parent !== null && typeof parent === 'object' && !Array.isArray(parent)
 }
 
+/** What `make` makes at the sampler's depth, or, where that holds over MAX_VALUES values, at half the depth, and so on. */
+function shallowEnough (make: (depth: number) => unknown): unknown {
+  let made = make(MAX_DEPTH)
+  for (let depth = MAX_DEPTH / 2; depth >= 1 && valuesIn(made) > MAX_VALUES; depth /= 2) made = make(depth)
+  return made
+}
+
 /** How many values a value holds, itself and all within it. */
 function valuesIn (value: unknown): number {
   return value !== null && typeof value === 'object' ? Object.values(value).reduce((count: number, inner) => count + valuesIn(inner), 1) : 1
@@ -241,7 +251,7 @@ export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefine
     try {
       if (stripped) bare ??= withoutExamples(standaloneSchema(doc, schema ?? {}, 'serialize')) as JsonSchema
       const from = branch !== undefined ? branches[branch] : stripped ? bare : schema ?? {}
-      const made = quietly(() => sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth: MAX_DEPTH, format: xml ? 'xml' : 'json' }, stripped ? bare : doc))
+      const made = shallowEnough((maxSampleDepth) => quietly(() => sample(from as object, { ...skip, skipNonRequired, quiet: true, maxSampleDepth, format: xml ? 'xml' : 'json' }, stripped ? bare : doc)))
       if (xml) return { value: made, valid: true }
       const value = direction === 'response' ? withoutWriteOnly(doc, schema, made) : made
       if (first === undefined) first = value
