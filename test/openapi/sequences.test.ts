@@ -599,6 +599,23 @@ t.test('JSON:API\'s envelope: a patch names the article it patches, and what the
   t.same((await verifiedMock(t, ARTICLES)).found, [], 'the project\'s stateful mock of the same document, which keeps the item within the envelope: nothing found')
 })
 
+t.test('a key the client gives within the envelope its bodies hold the item in (Wowza\'s {"output_stream_target": {"stream_target_id": …}}): each create gives one not given before, and two of one key are not unique_keys; the project\'s mock: nothing found', async (t) => {
+  const target = { type: 'object', required: ['target_id'], properties: { target_id: { type: 'string', minLength: 1, example: '1234abcd' }, backup: { type: 'boolean' } } }
+  const enveloped = json({ type: 'object', required: ['target'], properties: { target } })
+  const TARGETS = {
+    openapi: '3.0.3',
+    info: { title: 'Targets', version: '1.0.0' },
+    paths: {
+      '/targets': { post: { requestBody: { required: true, ...enveloped }, responses: { 200: { description: 'made', ...enveloped }, 400: { description: 'bad' } } } },
+      '/targets/{target_id}': { get: { parameters: [{ name: 'target_id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...enveloped }, 404: { description: 'none' } } } }
+    }
+  }
+  const { inferred, verification, found } = await verifiedMock(t, TARGETS)
+  t.same(inferred, ['/targets/{target_id}: targets keyed by target_id (read GET, create POST)'], 'the key found within the envelope')
+  t.same(found, [], 'nothing found')
+  t.same(verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+})
+
 t.test('the project\'s own stateful mock of the same document: nothing found either', async (t) => {
   const { verification, found } = await verifiedMock(t, THINGS)
   t.same(found, [])

@@ -466,7 +466,11 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     let etag: string | undefined
     const taken = memory.taken.get(resource) ?? new Set<string>()
     memory.taken.set(resource, taken)
-    const keyIn = (body: unknown): string | undefined => isObject(body) && resource.property !== undefined && resource.property in body ? jsonText(body[resource.property]) : undefined
+    // The key a write's body gives, within the envelope it holds the item in (Wowza's {"output_stream_target": {"stream_target_id": …}}).
+    const keyIn = (body: unknown, envelope: string[]): string | undefined => {
+      const item = valueIn(body, envelope)
+      return isObject(item) && resource.property !== undefined && resource.property in item ? jsonText(item[resource.property]) : undefined
+    }
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
       const action = step === 'patch all' ? 'patch' : step === 'replace all' ? 'replace' : step
@@ -482,7 +486,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const conflicts = memory.conflicts.get(route) ?? new Set<string>()
       memory.conflicts.set(route, conflicts)
       // A body no conflict refused, and for a create, one whose key (where the client gives it) no create has sent.
-      const fresh = (body: unknown): boolean => !conflicts.has(jsonText(body)) && !(creates && taken.has(keyIn(body) ?? ''))
+      const fresh = (body: unknown): boolean => !conflicts.has(jsonText(body)) && !(creates && taken.has(keyIn(body, envelope) ?? ''))
       for (let tries = 1; ; tries++) {
         const at = creates ? path : { ...path, [resource.parameter]: key }
         const values = patches ? bodiesOf(creator) : undefined
@@ -490,7 +494,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
           requestOf(route, { path: at, withBody, current: step === 'create again' ? undefined : written?.body, named: keys.named, ...(!creates && { own: ownKeyIn(resource, route, envelope, key) }), envelope, partial: action === 'patch', whole: action !== step, etag, fresh })
         if (made instanceof Error) return { note: `${step}: no valid request could be made (${made.message})`, answers, refused, sent, steps: upTo }
         // Taken as it is sent: a chain run beside this one takes another.
-        const given = creates ? keyIn(made.values.body) : undefined
+        const given = creates ? keyIn(made.values.body, envelope) : undefined
         if (given !== undefined) taken.add(given)
         answer = await send(made.request)
         if (answer === undefined) return undefined
@@ -537,7 +541,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
           const elsewhere = answer.status === 201 && route === resource.operations.create ? strayLocation(resource, answer.headers.location, key, { ...path, [resource.parameter]: key }) : undefined
           const found = elsewhere === undefined ? undefined : fail('ensure_resource_availability', `${resource.name} ${jsonText(key)} made, and its Location names no such item: ${elsewhere}`, route)
           if (found !== undefined) return found
-        } else if (alike(given, key) && keyIn(made.values.body) === undefined && !sameIdempotencyKey(made.request, sent.find((s) => s.step === 'create')!.request)) {
+        } else if (alike(given, key) && keyIn(made.values.body, envelope) === undefined && !sameIdempotencyKey(made.request, sent.find((s) => s.step === 'create')!.request)) {
           // Only a key the server chose: two creates of the key a client gives may well be one, as
           // may two of one idempotency key (Stripe's, Mastodon's Idempotency-Key).
           const found = fail('unique_keys', `two creates answered with one key, ${jsonText(given)}`, route)
