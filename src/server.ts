@@ -1,6 +1,10 @@
 import { enableCompileCache } from 'node:module'
 import { join } from 'node:path'
+import { keepTickShape } from './ops/tick-shape.ts'
 import type { KeptToken } from './security/generated-token.ts'
+
+// First of all, before the start-up's garbage collections (ops/tick-shape.ts).
+keepTickShape()
 
 // Node keeps the code it compiles (ours and the dependencies') in a cache keyed by each file's
 // content and the Node version, so later starts skip most parsing. It lives in the OS's temp dir
