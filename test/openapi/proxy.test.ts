@@ -56,7 +56,7 @@ async function startProxy (t: Test, upstream: string, { document = PETS as objec
 
 const auth = { authorization: `Bearer ${TOKEN}` }
 const json = { ...auth, 'content-type': 'application/json' }
-// A client's traffic: what a client of the document sends, and two requests it does not allow.
+// A client's traffic: what a client of the document sends, and three requests it does not allow.
 const TRAFFIC: Array<[string, string, Record<string, string>, string?]> = [
   ['GET', '/pets?limit=5', auth],
   ['POST', '/pets', json, JSON.stringify({ name: 'Felix', tag: 'cat' })],
@@ -69,7 +69,7 @@ const TRAFFIC: Array<[string, string, Record<string, string>, string?]> = [
   ['GET', '/pets?limit=500', auth],
   ['DELETE', '/pets/1', auth]
 ]
-const PLANTED = ['GET /pets: querystring/limit must be <= 100', 'POST /pets: body must have required property \'name\'']
+const PLANTED = ['GET /pets: querystring/limit must be <= 100', 'POST /pets: body must have required property \'name\'', 'GET /pets/{id}: Missing credentials: send Authorization: Bearer …']
 // What the service's fault shows in this traffic, if anything (an added pet not kept is a sequence's, not one exchange's;
 // this client sends no name at or past its maxLength nor out of ASCII, no limit of 100, no token other than the
 // service's, no valid pet without its tag), and what follows from it: a 500 the operation does not declare, a pet
@@ -95,7 +95,7 @@ for (const [fault, check] of [[undefined, undefined], ...SHOWN] as Array<[Fault 
     const found = report.operations.flatMap((o) => o.violations.map((v) => ({ ...v, operation: `${o.method} ${o.path}` })))
     t.same([...new Set(found.map((v) => v.check))].sort(), ['request_conformance', ...(check === undefined ? [] : [check]), ...(fault === undefined || FOLLOWING[fault] === undefined ? [] : [FOLLOWING[fault]])].sort(), `the checks named: ${JSON.stringify(found.map((v) => `${v.operation} ${v.check}: ${v.detail}`))}`)
     const planted = found.filter((v) => v.check === 'request_conformance').map((v) => `${v.operation}: ${v.detail.replace(/^.*?: /, '')}`)
-    t.same(planted, PLANTED, 'the client\'s two requests the document does not allow, each named by what breaks it')
+    t.same(planted, PLANTED, 'the client\'s three requests the document does not allow, each named by what breaks it (one has no credentials)')
     const key = (v: { operation: string, check: string, detail: string }) => `${v.operation} ${v.check}: ${v.detail}`
     t.same([...new Set(proxy.logged.map(key))].sort(), found.map(key).sort(), 'each violation logged as found (each time; the report, once)')
     for (const text of [JSON.stringify(report), JSON.stringify(proxy.logged)]) t.notMatch(text, TOKEN, 'no token in the report or the log')

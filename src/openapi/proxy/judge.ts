@@ -88,7 +88,7 @@ const decidingOf = (reply: FastifyReply): Deciding => (reply.raw as Decision).de
 // What a request past the judged size leaves to judge: not what depends on whether it was valid.
 const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance', 'negative_data_rejection', 'ignored_auth'])
 
-// A request without the credentials its operation requires: sent so on purpose, no fault of the document's.
+// A request without the credentials its operation requires: to the answer's checks, the verifier's request sent so (ignored_auth).
 const MISSING_CREDENTIALS = new MissingCredentialsError('').code
 // What the engine refuses for bounds of its own, not the document's (http/json-body.ts): named as
 // the request's fault, but a service that takes it breaks nothing the document says.
@@ -161,8 +161,8 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
       const reason = whole ? decided.reason : undefined
       let fault = reason === undefined ? undefined : decided.code === MISSING_CREDENTIALS ? 'no credentials' : reason
       const violations: Violation[] = []
-      if (fault !== undefined && fault !== 'no credentials' && enabled.has('request_conformance')) {
-        violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.status}): ${fault}` })
+      if (reason !== undefined && enabled.has('request_conformance')) {
+        violations.push({ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.status}): ${reason}` })
       }
       if (failure !== undefined) return { route, violations, notes: [...notes, `answered ${answer.status} by the proxy: ${failure}`] }
       // The engine checks credentials for presence and form only: a 401 or 403 to a request that
