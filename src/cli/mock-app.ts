@@ -3,6 +3,7 @@ import type { Config } from '../config.ts'
 import { connectionLimits } from '../http/limits.ts'
 import { echoRequestId, requestId } from '../http/request-id.ts'
 import { documentTarget } from '../openapi/document/base-paths.ts'
+import { responseFor } from '../openapi/answers/responses.ts'
 import { docs, titleOf } from '../openapi/document/docs.ts'
 import type { LoadedDocument, OpenApiDocument } from '../openapi/document/document.ts'
 import { modelOf } from '../openapi/document/upgrade.ts'
@@ -58,7 +59,7 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
     setUp: async (app, served, refused) => {
       for (const { problem } of refused) app.log.warn({ problem }, 'left out: the mock cannot serve this operation')
       const state = stateless ? undefined : new State()
-      const { handlers, checkExamples, inference } = mock(document, served, validators, () => validators, (problem) => app.log.warn({ problem }, 'not served as the document writes it'), state)
+      const { handlers, checkExamples, inference, headersOf } = mock(document, served, validators, () => validators, (problem) => app.log.warn({ problem }, 'not served as the document writes it'), state)
       built = { checkExamples, remembered: describeInference(inference) }
       if (state !== undefined) {
         app.log.info({ resources: built.remembered }, `remembers what clients write to ${inference.resources.length} resource(s)`)
@@ -70,6 +71,7 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
         }
       }
       echoRequestId(app)
+      declaredHeadersOnErrors(app, headersOf)
       locationUnderBase(app, document)
       await connectionLimits(app, { config: http })
       // Swagger UI and the document, unless the document has paths of its own there.
@@ -81,6 +83,21 @@ export async function buildMock ({ http: config, ops }: Pick<Config, 'http' | 'o
   })
   const { checkExamples, remembered } = built!
   return { app, document, routes, refused, checkExamples, remembered }
+}
+
+/**
+ * A request the engine refuses for the mock (400, 401, 415…) is answered with the headers its
+ * response declares, as the mock's own answers are: this project's Error answers require
+ * `Cache-Control`, Ably's `x-ably-serverid`. Only errors pay the route's lookup.
+ */
+function declaredHeadersOnErrors (app: FastifyInstance, headersOf: Mock['headersOf']): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const route = reply.statusCode < 400 ? undefined : request.routeOptions.config.openapi?.route
+    const response = route === undefined ? undefined : responseFor(route.responses, reply.statusCode)
+    if (route === undefined || response === undefined) return payload
+    for (const [name, value] of Object.entries(headersOf(route, response))) if (!reply.hasHeader(name)) reply.header(name, value)
+    return payload
+  })
 }
 
 /**

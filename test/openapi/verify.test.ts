@@ -1,8 +1,10 @@
 import { createServer, type RequestListener } from 'node:http'
 import { createServer as createNetServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
+import { loadDocument } from '../../src/openapi/document/document.ts'
 import { routeList } from '../../src/openapi/routes/routes.ts'
 import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { edgesOf } from '../../src/openapi/verify/bounds.ts'
@@ -482,6 +484,14 @@ t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text
   const headers = verification.operations[0].sent.filter((s) => s.kind === 'valid').map((s) => s.request.headers['x-metadata'])
   t.ok(headers.some((header) => /\\u[0-9a-f]{4}/.test(header ?? '')), 'some with text outside ASCII, escaped')
   t.ok(headers.every((header) => /^[\x20-\x7e]*$/.test(header ?? '')), 'each header ASCII')
+})
+
+t.test('the project\'s own document, mocked: nothing found, its refusals carrying the Cache-Control its errors require', async (t) => {
+  const { document } = await loadDocument(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)))
+  const verification = await verifiedMockOverHttp(t, document)
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
+  const refused = verification.operations.flatMap((o) => o.sent.map((s) => s.status)).filter((status) => status !== undefined && status >= 400)
+  t.ok([400, 401, 415].every((status) => refused.includes(status)), `refused for its body, its credentials and its media type, each answered as its error declares (${[...new Set(refused)].join(', ')})`)
 })
 
 t.test('a body without a property its others require (3.1\'s dependentRequired, an if\'s then): sent, refused by the mock, found where taken', async (t) => {

@@ -70,6 +70,8 @@ export interface Mock {
   inference: Inference
   /** Checks every example of the document against its schema, naming once each one that contradicts it, and each header left out; a little at a time, so that requests are answered meanwhile. */
   checkExamples: () => Promise<{ examples: number, invalid: number }>
+  /** The headers an answer of `response` carries: its examples', else values of their schemas. */
+  headersOf: (route: RouteSpec, response: ResponseSpec) => Record<string, string>
 }
 
 // How the mock writes an answer of a media type: a range (*/*, application/*+json) as the type it answers in.
@@ -203,6 +205,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
   return {
     handlers,
     inference,
+    headersOf,
     async checkExamples () {
       let examples = 0
       let invalid = 0
