@@ -1,6 +1,5 @@
 import { createServer, type RequestListener } from 'node:http'
 import { createServer as createNetServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -487,7 +486,7 @@ t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text
 })
 
 t.test('the project\'s own document, mocked: nothing found, its refusals carrying the Cache-Control its errors require', async (t) => {
-  const { document } = await loadDocument(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)))
+  const { document } = await loadDocument()
   const verification = await verifiedMockOverHttp(t, document)
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
   const refused = verification.operations.flatMap((o) => o.sent.map((s) => s.status)).filter((status) => status !== undefined && status >= 400)
