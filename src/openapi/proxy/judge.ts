@@ -88,7 +88,8 @@ const decidingOf = (reply: FastifyReply): Deciding => (reply.raw as Decision).de
 // What a request past the judged size leaves to judge: not what depends on whether it was valid.
 const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance', 'negative_data_rejection', 'ignored_auth'])
 
-// A request without the credentials its operation requires: to the answer's checks, the verifier's request sent so (ignored_auth).
+// A request without the credentials its operation requires: the client's fault like any other, and to
+// the answer's checks the verifier's request without them (ignored_auth, where the service takes it).
 const MISSING_CREDENTIALS = new MissingCredentialsError('').code
 // What the engine refuses for bounds of its own, not the document's (http/json-body.ts): named as
 // the request's fault, but a service that takes it breaks nothing the document says.
