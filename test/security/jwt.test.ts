@@ -38,6 +38,9 @@ const create = async (app: FastifyInstance, token: string) => await app.inject({
 })
 const now = () => Math.floor(Date.now() / 1000)
 
+// Each test starts its own provider and service, and most of their time is waits on timers.
+t.jobs = 4
+
 t.test('valid RS256, ES256 and EdDSA access tokens create a plant', async (t) => {
   const provider = await startProvider(t)
   const app = await jwtApp(t, provider)
