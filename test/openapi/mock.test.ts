@@ -217,15 +217,16 @@ t.test('an error declared in */* with a schema problem details do not satisfy is
   t.same(refused.json(), error.example, 'the schema\'s example: problem details would lack its category')
 })
 
-t.test('a list whose items no value satisfies is answered empty, which its schema takes', async (t) => {
-  // As OpenFIGI's mapping answer: a list of a oneOf whose two branches take the same objects.
+t.test('a list of a oneOf whose branches take the same objects (OpenFIGI\'s mapping answer) is answered with an item one branch alone takes; a list whose items no value satisfies, empty, which its schema takes', async (t) => {
   const result = { oneOf: [{ type: 'object', properties: { data: { type: 'array', items: { type: 'object' } } } }, { type: 'object', properties: { warning: { type: 'string' } } }] }
-  const document = { openapi: '3.0.0', info: { title: 'Mapping', version: '1.0.0' }, paths: { '/mapping': { post: { requestBody: { content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } }, responses: { 200: { description: 'results', content: { 'application/json': { schema: { type: 'array', items: result } } } } } } } } }
+  const list = (items: object) => ({ 200: { description: 'results', content: { 'application/json': { schema: { type: 'array', items } } } } })
+  const document = { openapi: '3.0.0', info: { title: 'Mapping', version: '1.0.0' }, paths: { '/mapping': { post: { requestBody: { content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } }, responses: list(result) } }, '/none': { get: { responses: list({ allOf: [{ type: 'string' }, { type: 'integer' }] }) } } } }
   const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'mapping.json')
   t.teardown(() => app.close())
   const res = await app.inject({ method: 'POST', url: '/mapping', payload: [{}] })
   t.equal(res.statusCode, 200)
-  t.same(res.json(), [])
+  t.same(res.json(), [{ data: [{}], warning: null }], 'null for the member of the other branch, which tells them apart')
+  t.same((await app.inject({ method: 'GET', url: '/none' })).json(), [])
 })
 
 t.test('a string of a pattern shorter than its minLength at its fewest repeats is answered long enough and matching', async (t) => {
@@ -356,6 +357,15 @@ t.test('a property no value satisfies (a string whose enum lists numbers, as the
   const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'renders.json')
   t.teardown(() => app.close())
   t.same((await app.inject({ method: 'GET', url: '/render' })).json(), { output: { format: 'mp4', fps: 0 } })
+})
+
+t.test('a oneOf of objects that require nothing (jumpseller\'s store status or the new store), which every object matches twice: answered with the first, and null for the other\'s member, which tells them apart', async (t) => {
+  const status = { type: 'object', properties: { status: { type: 'object', properties: { message: { type: 'string' }, percentage: { type: 'string' } } } } }
+  const store = { type: 'object', properties: { store: { type: 'object', properties: { code: { type: 'string' } } } } }
+  const document = { openapi: '3.0.0', info: { title: 'Stores', version: '1.0.0' }, paths: { '/store/check_status.json': { get: { responses: { 200: { description: 'a status, or the store', content: { 'application/json': { schema: { oneOf: [status, store] } } } } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'stores.json')
+  t.teardown(() => app.close())
+  t.same((await app.inject({ method: 'GET', url: '/store/check_status.json' })).json(), { status: { message: 'string', percentage: 'string' }, store: null })
 })
 
 t.test('a declared header is answered valid against its schema: a value of its pattern where none is given (Apple\'s ETag, 1,002 characters), and an example its schema refuses not sent', async (t) => {

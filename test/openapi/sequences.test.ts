@@ -41,7 +41,7 @@ async function verifiedMock (t: Test, document: object) {
   t.teardown(() => app.close())
   const verification = await verify(mocked, injectTransport(app), { seed: 7 })
   const found = verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`))
-  return { inferred: describeInference(inferResources(mocked, routes)), verification, found }
+  return { app, inferred: describeInference(inferResources(mocked, routes)), verification, found }
 }
 
 /** A JSON media type of `schema`, as a request body or an answer holds it. */
@@ -533,6 +533,29 @@ t.test('a change the service refuses (4xx) does nothing: the chain goes on from 
   const found = report.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${v.check}`))
   t.same(found.sort(), ['DELETE use_after_free', 'PATCH positive_data_acceptance'], 'the refusal of a valid patch, and the delete that kept the task')
   t.match(report.operations.find((o) => o.method === 'POST')!.notes, ['sequence of /tasks/{id}: patch: answered 400, gone on from what was there before', 'sequence of /tasks/{id}: patch all: answered 400, gone on from what was there before'], 'each refusal the chain went past, noted')
+})
+
+t.test('an item read in a oneOf of objects that require nothing (intellifi\'s: where it is, by a location, its id or its URL), which every object matches more than once, and written without it: the project\'s mock answers it as written, with a member of the wrong type for each branch but one, and its verifier finds nothing', async (t) => {
+  const where = { oneOf: [{ type: 'object', properties: { location: { type: 'object', properties: { name: { type: 'string' } } } } }, { type: 'object', properties: { location_id: { type: 'string' } } }, { type: 'object', properties: { location_url: { type: 'string' } } }] }
+  const metadata = { type: 'object', example: { foo: 'bar' } }
+  const written = { type: 'object', properties: { label: { type: 'string' }, metadata } }
+  const item = { allOf: [{ type: 'object', properties: { id: { type: 'integer' }, label: { type: 'string' }, metadata } }, where] }
+  const { app, found, verification } = await verifiedMock(t, {
+    openapi: '3.1.0',
+    info: { title: 'Items', version: '1.0.0' },
+    paths: {
+      '/items': { post: { requestBody: { required: true, ...json(written) }, responses: { 201: { description: 'made', ...json(item) } } } },
+      '/items/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        get: { responses: { 200: { description: 'the item', ...json(item) }, 404: { description: 'none' } } },
+        put: { requestBody: { required: true, ...json(written) }, responses: { 200: { description: 'replaced', ...json(item) }, 404: { description: 'none' } } }
+      }
+    }
+  })
+  t.same(found, [], 'no answer broken, nothing read back but what was written')
+  t.ok(verification.chains.requests >= 3, `${verification.chains.requests} requests in its chain`)
+  const made = (await app.inject({ method: 'POST', url: '/items', payload: { label: 'pallet' } })).json()
+  t.same(made, { id: made.id, label: 'pallet', location_id: null, location_url: null }, 'what was written, with null for two of the branches, not the document\'s sample filled in')
 })
 
 t.test('the project\'s own stateful mock of a document that patches in JSON Patch: nothing found', async (t) => {

@@ -6,12 +6,12 @@ import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
-import { propertySchema } from '../requests/request-validation.ts'
 import type { HandlerInput } from '../routes/register.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
-import { matching, validSample } from '../schemas/samples.ts'
+import { matching, setApart, validSample } from '../schemas/samples.ts'
+import { oneOfIn, schemaAt } from '../schemas/schema-at.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { bodyEnvelope, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
@@ -218,30 +218,6 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
   }
 
   /**
-   * The schema of what `tokens` name in `value` (a property, an item), as `schema` declares it:
-   * through allOf (AWS's lists, an allOf of the list and its description); of a oneOf or anyOf,
-   * the branch its discriminator's value names, else the first that declares the next step
-   * (Ably's kafka rule: its target's, not the first branch's).
-   */
-  const schemaAt = (schema: unknown, value: unknown, tokens: string[]): unknown => {
-    let at = derefSchema(doc, schema)
-    for (const token of tokens) {
-      const branches: unknown[] = [...at?.oneOf ?? [], ...at?.anyOf ?? []]
-      const { propertyName, mapping } = at?.discriminator ?? {}
-      const named = isObject(value) && typeof propertyName === 'string' ? String(mapping?.[String(value[propertyName])] ?? value[propertyName]) : undefined
-      const ref = (branch: any): string => typeof branch?.$ref === 'string' ? branch.$ref : ''
-      const branch = branches.find((b) => named !== undefined && (ref(b) === named || ref(b).endsWith(`/${named}`))) ?? branches.find((b) => token in propertiesOf(doc, b))
-      if (branch !== undefined) at = derefSchema(doc, branch)
-      const parts: any[] = [at, ...(at?.allOf ?? []).map((part: unknown) => derefSchema(doc, part))]
-      const next = Array.isArray(value) ? parts.map((part) => part?.prefixItems?.[Number(token)] ?? part?.items).find((inner) => inner !== undefined) : propertySchema(doc, at, token)
-      if (next === undefined) return undefined
-      at = derefSchema(doc, next)
-      value = (value as any)?.[token]
-    }
-    return at
-  }
-
-  /**
    * The item as an answer shows it: in its envelope, writeOnly properties left out, and each value
    * its schema does not take mended (below); where it cannot be, the sample's members with the
    * item's over them (InfluxDB's dashboard, which both branches of its oneOf take, is told apart
@@ -266,8 +242,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
    * a public part too). Undefined where there is none.
    */
   const apartIn = (at: unknown, value: unknown, passing: unknown): string | undefined => {
-    const s = derefSchema(doc, at)
-    const branches: unknown[] | undefined = [s, ...(s?.allOf ?? []).map((part: unknown) => derefSchema(doc, part))].find((part) => Array.isArray(part?.oneOf))?.oneOf
+    const branches = oneOfIn(doc, at)
     if (!isObject(value) || branches === undefined || !Array.isArray(passing)) return undefined
     const [kept, ...others] = passing.map((index) => branches[index]).sort((a, b) => requiredIn(doc, a).size - requiredIn(doc, b).size)
     const named = new Set([...requiredIn(doc, kept), ...Object.keys(propertiesOf(doc, kept))])
@@ -294,7 +269,13 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const error = validate.errors?.find((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)) ?? validate.errors?.[0]
       if (error === undefined) break
       const tokens = tokensOf(error.instancePath)
-      const apart = error.keyword === 'oneOf' ? apartIn(schemaAt(schema, made, tokens), valueIn(made, tokens), error.params.passingSchemas) : undefined
+      const apart = error.keyword === 'oneOf' ? apartIn(schemaAt(doc, schema, made, tokens), valueIn(made, tokens), error.params.passingSchemas) : undefined
+      // Nothing to leave out: a member that tells them apart, put in (samples.ts).
+      const told = error.keyword === 'oneOf' && apart === undefined ? setApart(doc, schema, made, error) : undefined
+      if (told !== undefined) {
+        if (!within(tokensOf(told.pointer)) || !setAt(made, tokensOf(told.pointer), told.by)) break
+        continue
+      }
       const target = apart !== undefined ? [...tokens, apart] : error.keyword === 'additionalProperties' ? [...tokens, String(error.params.additionalProperty)] : error.keyword === 'required' ? [...tokens, String(error.params.missingProperty)] : tokens
       if (!within(target)) break
       const respelled = error.keyword === 'type' ? spelledAs(valueIn(made, target), [error.params.type].flat().map(String)) : undefined
@@ -305,7 +286,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
         if (!bySample || restored.has(pointer) || !setAt(made, target, valueIn(fallback, target))) removeAt(made, target)
         restored.add(pointer)
       } else {
-        const own = schemaAt(schema, made, target)
+        const own = schemaAt(doc, schema, made, target)
         if (!setAt(made, target, valueIn(fallback, target) ?? valueIn(fallback, target.map((token, i) => Array.isArray(valueIn(made, target.slice(0, i))) ? '0' : token)) ?? (own === undefined ? undefined : filled(own)))) break
       }
     }

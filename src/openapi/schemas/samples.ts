@@ -3,6 +3,8 @@ import { sample } from 'openapi-sampler'
 import RandExpModule from 'randexp'
 import type { OpenApiDocument } from '../document/document.ts'
 import { pointerToken } from '../document/document-error.ts'
+import { propertiesOf } from '../routes/resources.ts'
+import { oneOfIn, schemaAt } from './schema-at.ts'
 import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './schema.ts'
 
 // Values made from a schema that are valid against it: what the mock answers with where the
@@ -160,14 +162,16 @@ function mend (error: NonNullable<ValidateFunction['errors']>[number], current: 
 }
 
 /** The value mended until `validate` passes it, or undefined when it cannot be. */
-function mended (value: unknown, validate: ValidateFunction): unknown {
+function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: unknown, validate: ValidateFunction): unknown {
   let current = structuredClone(value)
   const mends = MAX_MENDS + valuesIn(current)
   const given = new Map<string, Set<string>>()
   for (let i = 0; i < mends; i++) {
     if (validate(current)) return current
-    const error = validate.errors?.[0]
-    const fix = error === undefined ? undefined : mend(error, at(current, error.instancePath))
+    // Several branches of a oneOf taking a value come first: the errors before it are those of the
+    // branches that do not, and mending those would only make more of them take it.
+    const error = validate.errors?.find((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)) ?? validate.errors?.[0]
+    const fix = error === undefined ? undefined : error.keyword === 'oneOf' ? setApart(doc, schema, current, error) : mend(error, at(current, error.instancePath))
     if (fix === undefined || (fix.by === undefined && error?.keyword !== 'additionalProperties')) return undefined
     // A property no mend settles, given a value it was given before (a string whose enum lists
     // numbers, as the directory's Shotstack has it), is left out where it may be: what a schema
@@ -181,6 +185,40 @@ function mended (value: unknown, validate: ValidateFunction): unknown {
     current = replaced(current, fix.pointer, again && fix.pointer !== '' && isProperty(current, fix.pointer) ? undefined : fix.by)
   }
   return validate(current) ? current : undefined
+}
+
+/**
+ * Of an object several branches of a oneOf take (`passingSchemas`), the mend that leaves one of
+ * them: a property another declares and the one kept (which names most of the object's members)
+ * does not, given a value of a type that property refuses. Branches that require nothing that
+ * tells them apart take every object (jumpseller's store status and new store, gerermesaffaires'
+ * message and link): a member one of them declares, of the wrong type, tells them apart.
+ */
+export function setApart (doc: OpenApiDocument, schema: JsonSchema | undefined, value: unknown, { instancePath, params }: NonNullable<ValidateFunction['errors']>[number]): { pointer: string, by: unknown } | undefined {
+  const object = at(value, instancePath)
+  const branches = oneOfIn(doc, schemaAt(doc, schema, value, tokens(instancePath)))
+  if (object === null || typeof object !== 'object' || Array.isArray(object) || branches === undefined) return undefined
+  const names = (branch: unknown): string[] => Object.keys(propertiesOf(doc, branch))
+  const members = (branch: unknown): number => names(branch).filter((name) => name in object).length
+  const [kept, ...others] = (params.passingSchemas as number[]).map((index) => branches[index]).sort((a, b) => members(b) - members(a))
+  const keptNames = new Set(names(kept))
+  for (const other of others) {
+    for (const [name, property] of Object.entries(propertiesOf(doc, other))) {
+      const by = keptNames.has(name) || name in object ? undefined : refusedBy(derefSchema(doc, property))
+      if (by !== undefined) return { pointer: `${instancePath}/${pointerToken(name)}`, by }
+    }
+  }
+  return undefined
+}
+
+// Values of each type a schema may not take, null first: read as "none", it is the least surprising.
+const OF_TYPE: Array<[string[], unknown]> = [[['null'], null], [['string'], 'string'], [['number', 'integer'], 0], [['boolean'], false]]
+
+/** A value of a type `schema` does not take; undefined where it names no type. */
+function refusedBy (schema: JsonSchema | undefined): unknown {
+  const types = [schema?.type].flat()
+  if (schema?.nullable === true) types.push('null')
+  return types.some((type) => typeof type === 'string') ? OF_TYPE.find(([are]) => !are.some((type) => types.includes(type)))?.[1] : undefined
 }
 
 /** Whether `pointer` names a property of an object (not an item of a list) in `value`. */
@@ -256,11 +294,11 @@ export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefine
       const value = direction === 'response' ? withoutWriteOnly(doc, schema, made) : made
       if (first === undefined) first = value
       // The sampler makes null of a schema with properties but no type (an allOf of them): an object is meant.
-      const good = mended(value ?? {}, validate)
+      const good = mended(doc, schema, value ?? {}, validate)
       if (good !== undefined) return { value: good, valid: true }
     } catch {}
   }
-  // A list whose items no value satisfies (OpenFIGI's, a oneOf of branches that take the same objects) still takes none.
+  // A list whose items no value satisfies still takes none.
   if (!xml && validate([])) return { value: [], valid: true }
   return first === undefined ? undefined : { value: first, valid: false }
 }
