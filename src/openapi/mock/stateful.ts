@@ -11,7 +11,7 @@ import { concretePath } from '../routes/path-template.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { matching, setApart, validSample } from '../schemas/samples.ts'
-import { oneOfIn, schemaAt } from '../schemas/schema-at.ts'
+import { isObject, oneOfIn, schemaAt, tokensOf } from '../schemas/schema-at.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { bodyEnvelope, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
@@ -41,7 +41,6 @@ type Value = Record<string, unknown>
 // Enough for an item a few dozen properties away from its answer's schema; each round is one small validation, once per item and schema.
 const MENDING_ROUNDS = 64
 const COUNTS = ['total', 'count', 'totalCount', 'total_count']
-const isObject = (value: unknown): value is Value => value !== null && typeof value === 'object' && !Array.isArray(value)
 /** Whether the operation declares the status, itself or by its range (4XX). */
 const declares = (route: RouteSpec, status: string): boolean => route.responses.some((r) => r.status === status || r.status === `${status[0]}XX`)
 /** A header the answer declares, by its name in any case: as the document spells it, and its Header Object. */
@@ -470,9 +469,6 @@ function wrap (envelope: string[], value: unknown, sample: unknown): unknown {
   if (envelope.length === 0) return value
   return { ...(isObject(sample) ? sample : {}), [envelope[0]]: value }
 }
-
-/** A JSON pointer's tokens, as Ajv writes an instancePath (not percent-encoded). */
-const tokensOf = (pointer: string): string[] => pointer.split('/').slice(1).map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
 
 /** Leaves out what is at `tokens`: a property deleted, an array's item spliced out. */
 function removeAt (root: unknown, tokens: string[]): void {

@@ -4,7 +4,7 @@ import RandExpModule from 'randexp'
 import type { OpenApiDocument } from '../document/document.ts'
 import { pointerToken } from '../document/document-error.ts'
 import { propertiesOf } from '../routes/resources.ts'
-import { oneOfIn, schemaAt } from './schema-at.ts'
+import { isObject, oneOfIn, schemaAt, tokensOf } from './schema-at.ts'
 import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './schema.ts'
 
 // Values made from a schema that are valid against it: what the mock answers with where the
@@ -94,17 +94,15 @@ export function matching (pattern: string, which: 'first' | 'longest' | 'drawn' 
   return undefined
 }
 
-const tokens = (pointer: string): string[] => pointer === '' ? [] : pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
-
 function at (value: unknown, pointer: string): unknown {
   let node: any = value
-  for (const token of tokens(pointer)) node = node?.[token]
+  for (const token of tokensOf(pointer)) node = node?.[token]
   return node
 }
 
 /** The value with the node at `pointer` replaced (undefined: removed). */
 function replaced (value: unknown, pointer: string, by: unknown): unknown {
-  const path = tokens(pointer)
+  const path = tokensOf(pointer)
   if (path.length === 0) return by
   let parent: any = value
   for (const token of path.slice(0, -1)) parent = parent?.[token]
@@ -196,8 +194,8 @@ function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: un
  */
 export function setApart (doc: OpenApiDocument, schema: JsonSchema | undefined, value: unknown, { instancePath, params }: NonNullable<ValidateFunction['errors']>[number]): { pointer: string, by: unknown } | undefined {
   const object = at(value, instancePath)
-  const branches = oneOfIn(doc, schemaAt(doc, schema, value, tokens(instancePath)))
-  if (object === null || typeof object !== 'object' || Array.isArray(object) || branches === undefined) return undefined
+  const branches = oneOfIn(doc, schemaAt(doc, schema, value, tokensOf(instancePath)))
+  if (!isObject(object) || branches === undefined) return undefined
   const names = (branch: unknown): string[] => Object.keys(propertiesOf(doc, branch))
   const members = (branch: unknown): number => names(branch).filter((name) => name in object).length
   const [kept, ...others] = (params.passingSchemas as number[]).map((index) => branches[index]).sort((a, b) => members(b) - members(a))
@@ -223,7 +221,7 @@ function refusedBy (schema: JsonSchema | undefined): unknown {
 
 /** Whether `pointer` names a property of an object (not an item of a list) in `value`. */
 function isProperty (value: unknown, pointer: string): boolean {
-  const parent = tokens(pointer).slice(0, -1).reduce((node: any, token) => node?.[token], value)
+  const parent = tokensOf(pointer).slice(0, -1).reduce((node: any, token) => node?.[token], value)
   return parent !== null && typeof parent === 'object' && !Array.isArray(parent)
 }
 

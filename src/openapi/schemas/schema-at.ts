@@ -3,10 +3,14 @@ import { propertySchema } from '../requests/request-validation.ts'
 import { propertiesOf } from '../routes/resources.ts'
 import { derefSchema } from './schema.ts'
 
-// Where in a schema a value's part is declared, for the mock and the sampler when they mend a
-// value the validator refused at one place of it.
+// Where a value's part is (a JSON pointer's tokens) and where its schema declares it, for the mock
+// and the sampler when they mend a value the validator refused at one place of it.
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+/** A JSON pointer's tokens (RFC 6901), as Ajv writes an instancePath (not percent-encoded): '' names the value itself. */
+export const tokensOf = (pointer: string): string[] => pointer.split('/').slice(1).map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+
+/** A JSON object: not null, not a list. */
+export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** The branches of the oneOf a schema holds, itself or in a part of its allOf; undefined where it holds none. */
 export function oneOfIn (doc: OpenApiDocument, schema: unknown): unknown[] | undefined {
