@@ -7,4 +7,5 @@ import { execFileSync } from 'node:child_process'
 import { TapConfig } from '@tapjs/config'
 import { signature } from '@tapjs/test/test-built'
 
-if ((await TapConfig.load()).pluginSignature !== signature) execFileSync('tap', ['build'], { stdio: 'inherit' })
+// A build takes some 3 s; one that hangs fails the run after two minutes.
+if ((await TapConfig.load()).pluginSignature !== signature) execFileSync('tap', ['build'], { stdio: 'inherit', timeout: 120_000 })
