@@ -11,7 +11,7 @@ import { concretePath } from '../routes/path-template.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
 import { examplesOf } from '../schemas/examples.ts'
 import { matching, setApart, validSample } from '../schemas/samples.ts'
-import { isObject, oneOfIn, schemaAt, tokensOf } from '../schemas/schema-at.ts'
+import { errorToMend, isObject, oneOfIn, schemaAt, tokensOf } from '../schemas/schema-at.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { bodyEnvelope, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
@@ -263,9 +263,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     const within = (tokens: string[]) => tokens.length > place.envelope.length && place.envelope.every((name, i) => tokens[i] === name)
     for (let pointer = writeOnlyIn(doc, schema, made); pointer !== undefined && within(tokensOf(pointer)); pointer = writeOnlyIn(doc, schema, made)) removeAt(made, tokensOf(pointer))
     for (let round = 0; round < MENDING_ROUNDS && !validate(made); round++) {
-      // Several branches of a oneOf taking the object come first: the errors before it are those of
-      // the branches that do not, and mending those would only make more of them take it.
-      const error = validate.errors?.find((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)) ?? validate.errors?.[0]
+      const error = errorToMend(validate.errors)
       if (error === undefined) break
       const tokens = tokensOf(error.instancePath)
       const apart = error.keyword === 'oneOf' ? apartIn(schemaAt(doc, schema, made, tokens), valueIn(made, tokens), error.params.passingSchemas) : undefined

@@ -3,8 +3,8 @@ import { sample } from 'openapi-sampler'
 import RandExpModule from 'randexp'
 import type { OpenApiDocument } from '../document/document.ts'
 import { pointerToken } from '../document/document-error.ts'
-import { propertiesOf } from '../routes/resources.ts'
-import { isObject, oneOfIn, schemaAt, tokensOf } from './schema-at.ts'
+import { propertiesOf, valueIn } from '../routes/resources.ts'
+import { errorToMend, isObject, oneOfIn, schemaAt, tokensOf } from './schema-at.ts'
 import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './schema.ts'
 
 // Values made from a schema that are valid against it: what the mock answers with where the
@@ -94,11 +94,7 @@ export function matching (pattern: string, which: 'first' | 'longest' | 'drawn' 
   return undefined
 }
 
-function at (value: unknown, pointer: string): unknown {
-  let node: any = value
-  for (const token of tokensOf(pointer)) node = node?.[token]
-  return node
-}
+const at = (value: unknown, pointer: string): unknown => valueIn(value, tokensOf(pointer))
 
 /** The value with the node at `pointer` replaced (undefined: removed). */
 function replaced (value: unknown, pointer: string, by: unknown): unknown {
@@ -166,9 +162,7 @@ function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: un
   const given = new Map<string, Set<string>>()
   for (let i = 0; i < mends; i++) {
     if (validate(current)) return current
-    // Several branches of a oneOf taking a value come first: the errors before it are those of the
-    // branches that do not, and mending those would only make more of them take it.
-    const error = validate.errors?.find((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)) ?? validate.errors?.[0]
+    const error = errorToMend(validate.errors)
     const fix = error === undefined ? undefined : error.keyword === 'oneOf' ? setApart(doc, schema, current, error) : mend(error, at(current, error.instancePath))
     if (fix === undefined || (fix.by === undefined && error?.keyword !== 'additionalProperties')) return undefined
     // A property no mend settles, given a value it was given before (a string whose enum lists
@@ -221,8 +215,7 @@ function refusedBy (schema: JsonSchema | undefined): unknown {
 
 /** Whether `pointer` names a property of an object (not an item of a list) in `value`. */
 function isProperty (value: unknown, pointer: string): boolean {
-  const parent = tokensOf(pointer).slice(0, -1).reduce((node: any, token) => node?.[token], value)
-  return parent !== null && typeof parent === 'object' && !Array.isArray(parent)
+  return isObject(valueIn(value, tokensOf(pointer).slice(0, -1)))
 }
 
 /** What `make` makes at the sampler's depth, or, where that holds over MAX_VALUES values, at half the depth, and so on. */

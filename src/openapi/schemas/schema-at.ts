@@ -1,3 +1,4 @@
+import type { ErrorObject } from 'ajv/dist/2020.js'
 import type { OpenApiDocument } from '../document/document.ts'
 import { propertySchema } from '../requests/request-validation.ts'
 import { propertiesOf } from '../routes/resources.ts'
@@ -11,6 +12,14 @@ export const tokensOf = (pointer: string): string[] => pointer.split('/').slice(
 
 /** A JSON object: not null, not a list. */
 export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/**
+ * The refusal to mend first: several branches of a oneOf taking the value, where there is one. The
+ * errors before it are those of the branches that do not take it, and mending those would only make
+ * more of them take it. Else the first.
+ */
+export const errorToMend = (errors: ErrorObject[] | null | undefined): ErrorObject | undefined =>
+  errors?.find((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)) ?? errors?.[0]
 
 /** The branches of the oneOf a schema holds, itself or in a part of its allOf; undefined where it holds none. */
 export function oneOfIn (doc: OpenApiDocument, schema: unknown): unknown[] | undefined {

@@ -1,6 +1,7 @@
 import type { OpenApiDocument } from '../document/document.ts'
 import { propertiesOf } from '../routes/resources.ts'
 import { derefSchema } from '../schemas/schema.ts'
+import { isObject } from '../schemas/schema-at.ts'
 
 // Whether what a service answers holds what was written to it. A store keeps some values in a
 // spelling of its own and answers the same value otherwise spelled; where the read's schema gives
@@ -12,9 +13,6 @@ import { derefSchema } from '../schemas/schema.ts'
 
 /** The document and the read's schema of a value, where the comparison knows them. */
 export interface ReadAs { doc: OpenApiDocument, schema: unknown }
-
-/** A JSON object: not null, not a list. */
-export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 const url = (text: string): string | undefined => URL.canParse(text) ? new URL(text).href : undefined
 

@@ -6,11 +6,12 @@ import { concreteType, kindOf } from '../requests/bodies.ts'
 import { bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { RouteSpec } from '../routes/routes.ts'
+import { isObject } from '../schemas/schema-at.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
 import { requiredOf, Unbuildable, type Case, type Planner } from './cases.ts'
 import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
-import { alike, holds, isObject } from './same-value.ts'
+import { alike, holds } from './same-value.ts'
 import { bodyReadBack, multipartParts, type HttpRequest } from './spelling.ts'
 
 // Conversations with a service, where most of an API's defects live: for each resource the
