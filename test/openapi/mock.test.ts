@@ -368,6 +368,21 @@ t.test('a oneOf of objects that require nothing (jumpseller\'s store status or t
   t.same((await app.inject({ method: 'GET', url: '/store/check_status.json' })).json(), { status: { message: 'string', percentage: 'string' }, store: null })
 })
 
+t.test('a oneOf one of whose branches is a oneOf of objects that require nothing (Zoom\'s account settings: the settings, the authentication of meetings or of recordings, or the security): answered valid, the outer oneOf mended, not the inner', async (t) => {
+  const settings = { type: 'object', properties: { in_meeting: { type: 'object', properties: { chat: { type: 'boolean' } } } } }
+  const authentication = { type: 'object', oneOf: [{ properties: { meeting_authentication: { type: 'boolean' } } }, { properties: { recording_authentication: { type: 'boolean' } } }] }
+  const security = { type: 'object', properties: { meeting_security: { type: 'object', properties: { waiting_room: { type: 'boolean' } } } } }
+  const schema = { oneOf: [settings, authentication, security] }
+  const document = { openapi: '3.0.0', info: { title: 'Accounts', version: '1.0.0' }, paths: { '/accounts/{id}/settings': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'its settings', content: { 'application/json': { schema } } } } } } } }
+  const { logStream, lines } = captureLog()
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document }, 'accounts.json', logStream)
+  t.teardown(() => app.close())
+  const answer = (await app.inject({ method: 'GET', url: '/accounts/me/settings' })).json()
+  t.ok(createValidators(document).response(schema)(answer), `valid: ${JSON.stringify(answer)}`)
+  t.same(answer, { in_meeting: { chat: true }, meeting_security: null }, 'the settings, with null for the security\'s member, which tells them apart')
+  t.notOk(lines.some((line) => /no sample made from the schema is valid/.test(String(line.problem))), 'no invalid sample served')
+})
+
 t.test('a declared header is answered valid against its schema: a value of its pattern where none is given (Apple\'s ETag, 1,002 characters), and an example its schema refuses not sent', async (t) => {
   const headers = {
     ETag: { required: true, schema: { type: 'string', pattern: '^"[a-f0-9]{40}"$' } },

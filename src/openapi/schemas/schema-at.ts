@@ -16,10 +16,12 @@ export const isObject = (value: unknown): value is Record<string, unknown> => va
 /**
  * The refusal to mend first: several branches of a oneOf taking the value, where there is one. The
  * errors before it are those of the branches that do not take it, and mending those would only make
- * more of them take it. Else the first.
+ * more of them take it. The last such: Ajv reports a oneOf's refusal after its branches' own, so a
+ * oneOf within a branch that does not take the value (Zoom's account settings) comes before the
+ * one around it, and mending it would mend only that branch. Else the first.
  */
 export const errorToMend = (errors: ErrorObject[] | null | undefined): ErrorObject | undefined =>
-  errors?.find((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)) ?? errors?.[0]
+  errors?.filter((each) => each.keyword === 'oneOf' && Array.isArray(each.params.passingSchemas)).at(-1) ?? errors?.[0]
 
 /** The branches of the oneOf a schema holds, itself or in a part of its allOf; undefined where it holds none. */
 export function oneOfIn (doc: OpenApiDocument, schema: unknown): unknown[] | undefined {
