@@ -102,7 +102,7 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same((await get('/cookie-list', { cookie: 'v=3,4' })).cookies.v, [3, 4], 'a cookie list')
 })
 
-t.test('parameters that share a segment: each up to the text after it; two with nothing between them, by the values their schemas list; one before an extension, up to its last dot', async (t) => {
+t.test('parameters that share a segment: each up to the text after it; two with nothing between them, by the values their schemas list or an integer\'s digits; one before an extension, up to its last dot', async (t) => {
   const operationId = (path: string) => path.replace(/\W/g, '')
   const segment = (path: string, ...parameters: Array<[string, object]>) => [path, { get: { operationId: operationId(path), parameters: parameters.map(([name, schema]) => ({ name, in: 'path', required: true, schema })), responses: { 200: { description: 'echo' } } } }]
   const shared = {
@@ -115,6 +115,8 @@ t.test('parameters that share a segment: each up to the text after it; two with 
       segment('/words/{word}/regions={region}', ['word', { type: 'string' }], ['region', { type: 'string', enum: ['gb', 'us'] }]),
       // As Buffer's /profiles/{id}{mediaTypeExtension}: the split is the extension's to say.
       segment('/profiles/{id}{format}', ['id', { type: 'string' }], ['format', { type: 'string', enum: ['.json', '.xml'] }]),
+      // As NASA's /api/projects/{id}{.format}: an integer, then whatever follows its digits.
+      segment('/projects/{id}{.format}', ['id', { type: 'integer', format: 'int64' }], ['.format', { type: 'string' }]),
       // As TomTom's /reverseGeocode/{position}.{ext}: a position holds dots, an extension none.
       segment('/geocode/{position}.{ext}', ['position', { type: 'string' }], ['ext', { type: 'string', enum: ['json', 'xml'] }])
     ])
@@ -129,6 +131,9 @@ t.test('parameters that share a segment: each up to the text after it; two with 
   t.same(await params('/profiles/string.json'), { id: 'string', format: '.json' })
   t.same(await params('/profiles/a.b.xml'), { id: 'a.b', format: '.xml' })
   t.equal(await params('/profiles/a.txt'), 404, 'a format it does not list: no path of the document')
+  t.same(await params('/projects/-17json'), { id: -17, '.format': 'json' }, 'an integer beside a parameter: its digits')
+  t.same(await params('/projects/17.xml'), { id: 17, '.format': '.xml' })
+  t.equal(await params('/projects/json'), 404, 'no digits: no path of the document')
   t.same(await params('/words/ace/regions=gb'), { word: 'ace', region: 'gb' })
   t.equal(await params('/words/ace/regions=fr'), 400, 'a region it does not list: refused as the region\'s')
   t.same(await params('/geocode/37.8328,-122.27669.xml'), { position: '37.8328,-122.27669', ext: 'xml' }, 'a parameter before an extension: all up to the last dot')

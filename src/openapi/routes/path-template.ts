@@ -1,10 +1,13 @@
+import type { JsonSchema } from '../schemas/schema.ts'
+
 // A path template of the document (/users/{id}/repos) in the form Fastify's router takes
 // (/users/:p0/repos). Each parameter is named p0, p1…, whatever the document calls it (a name
 // with a hyphen or a dot would end a router parameter early). A parameter that shares its segment
 // with other text ({name}.json, {id}:cancel) matches up to that text, through a pattern. Two with
 // nothing between them ({id}{format}) cannot be told apart so: there one whose values are a list
 // (an enum of .json and .xml) matches one of them, so string.json reads as id and format, where
-// the shortest match would split it after its first letter. One followed by text and a last
+// the shortest match would split it after its first letter; and an integer matches its digits
+// (NASA's /api/projects/{id}{.format}: 17json is 17 and json). One followed by text and a last
 // parameter of listed values ({position}.{ext}) takes all up to that text's last occurrence.
 // A colon in the text is doubled, as the router reads a single one as a parameter.
 
@@ -18,8 +21,8 @@ export interface PathTemplate {
 
 const PARAMETER = /\{([^{}]*)\}/g
 
-/** `choices(name)`: the values a parameter of that name takes, where it takes a list of them. */
-export function fastifyUrl (path: string, choices: (name: string) => unknown[] | undefined = () => undefined): PathTemplate {
+/** `schemaOf(name)`: the schema of the path parameter of that name, where the document gives one. */
+export function fastifyUrl (path: string, schemaOf: (name: string) => JsonSchema | undefined = () => undefined): PathTemplate {
   // A fragment, a query or a wildcard are not part of any path a request can have
   // (/#X-Amz-Target=… keys, /pets?kind=cat), and the router would read * as one.
   if (!path.startsWith('/') || /[#?*\s]/.test(path)) throw new Error('has a path that no request can have: a fragment (#), a query (?), a wildcard (*) or a space is none of a path')
@@ -37,7 +40,7 @@ export function fastifyUrl (path: string, choices: (name: string) => unknown[] |
       names.push(part)
       byName[router] = part
       const adjacent = (i >= 3 && parts[i - 1] === '') || (i + 2 < parts.length && parts[i + 1] === '')
-      return alone ? `:${router}` : `:${router}(^${(adjacent ? choicePattern(choices(part)) : undefined) ?? (extended(parts, i, choices) ? '[^/]+' : '[^/]+?')})`
+      return alone ? `:${router}` : `:${router}(^${(adjacent ? choicePattern(listed(schemaOf(part))) ?? integerPattern(schemaOf(part)) : undefined) ?? (extended(parts, i, schemaOf) ? '[^/]+' : '[^/]+?')})`
     }).join('')
   })
   return { url: segments.join('/'), names, byName }
@@ -48,10 +51,20 @@ export function fastifyUrl (path: string, choices: (name: string) => unknown[] |
  * list none of which holds that text ({position}.{ext}, ext json or xml): an extension, so the
  * parameter takes all up to the text's last occurrence (TomTom's positions, 37.8328,-122.27669.json).
  */
-function extended (parts: string[], i: number, choices: (name: string) => unknown[] | undefined): boolean {
+function extended (parts: string[], i: number, schemaOf: (name: string) => JsonSchema | undefined): boolean {
   const text = parts[i + 1]
-  const last = i + 2 === parts.length - 2 && parts.at(-1) === '' ? choices(parts[i + 2]) : undefined
+  const last = i + 2 === parts.length - 2 && parts.at(-1) === '' ? listed(schemaOf(parts[i + 2])) : undefined
   return text !== undefined && text !== '' && last !== undefined && last.length > 0 && last.every((value) => !String(value).includes(text))
+}
+
+/** The values a schema lists (its enum, or its const); undefined where it lists none. */
+function listed (schema: JsonSchema | undefined): unknown[] | undefined {
+  return Array.isArray(schema?.enum) ? schema.enum : schema?.const !== undefined ? [schema.const] : undefined
+}
+
+/** An integer's digits, where the schema takes integers alone. */
+function integerPattern (schema: JsonSchema | undefined): string | undefined {
+  return schema?.type === 'integer' ? '-?\\d+' : undefined
 }
 
 /** A pattern that matches one of `values` and nothing else; none where one is not a segment's text as a URL spells it (RFC 3986's pchar, unescaped). */

@@ -237,11 +237,8 @@ export function routeList (doc: OpenApiDocument): { routes: RouteSpec[], refused
         const operationId = nameOf(operation, method, path)
         if (ids.has(operationId)) throw new Refused(at, `has the operationId ${operationId}, which another operation has`)
         const parameters = parametersOf(doc, [...pathItem.parameters ?? [], ...operation.parameters ?? []], at)
-        // Two path parameters with nothing between them are told apart by the values their schemas list.
-        const { url } = fastifyUrl(path, (name) => {
-          const schema = derefSchema(doc, parameters.find((p) => p.in === 'path' && p.name === name)?.schema)
-          return Array.isArray(schema?.enum) ? schema.enum : schema?.const !== undefined ? [schema.const] : undefined
-        })
+        // Two path parameters with nothing between them are told apart by their schemas: the values they list, an integer's digits.
+        const { url } = fastifyUrl(path, (name) => derefSchema(doc, parameters.find((p) => p.in === 'path' && p.name === name)?.schema))
         const key = `${method.toUpperCase()} ${url}`
         if (urls.has(key)) throw new Refused(at, `matches the same requests as another operation (${key})`)
         const inPath = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name))
