@@ -296,6 +296,16 @@ t.test('answers chosen by what is asked: the response example of the same name a
   t.same((await app.inject({ url: '/rates/EUR' })).json(), { rate: 0.92 })
 })
 
+t.test('a body that holds an int64 past 2^53, read exactly, is compared with the named examples by its digits (portfoliooptimizer.io\'s returns were a 500)', async (t) => {
+  const document = structuredClone(shop) as any
+  document.paths['/quotes'].post.requestBody.content['application/json'].schema.properties.crates.format = 'int64'
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'shop.json')
+  t.teardown(() => app.close())
+  const huge = await app.inject({ method: 'POST', url: '/quotes', headers: { 'content-type': 'application/json' }, payload: '{"crates":9007199254740993}' })
+  t.same([huge.statusCode, huge.json()], [200, { price: 12.5 }], 'no example of it: the first')
+  t.same((await app.inject({ method: 'POST', url: '/quotes', payload: { crates: 48, express: false } })).json(), { price: 480 }, 'an example still chooses its answer')
+})
+
 t.test('reset forgets everything without a restart; --stateless answers as before', async (t) => {
   const { app } = await shopMock(t)
   const { id } = (await app.inject({ method: 'POST', url: '/orders', payload: { item: 'Fern', quantity: 1 } })).json()
