@@ -1,3 +1,4 @@
+import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { HandlerInput } from '../routes/register.ts'
 import type { ResponseSpec, RouteSpec } from '../routes/routes.ts'
@@ -17,11 +18,11 @@ import type { JsonSchema } from '../schemas/schema.ts'
 /** The name of the example a request matches, and the answer that has one of that name; undefined when none does. */
 export type Matcher = (input: HandlerInput) => { name: string, response: ResponseSpec } | undefined
 
-/** One spelling of a JSON value for every order of its keys; an integer read exactly past 2^53 (a bigint) by its digits. */
+/** One spelling of a JSON value for every order of its keys (an integer read exactly past 2^53 by its digits, as jsonText writes it). */
 function canonical (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (value !== null && typeof value === 'object') return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`
-  return typeof value === 'bigint' ? value.toString() : JSON.stringify(value) ?? 'null'
+  return jsonText(value) ?? 'null'
 }
 
 // The name converters give a lone example (DigitalOcean's every parameter and error): it pairs nothing.
