@@ -40,7 +40,10 @@ export function fastifyUrl (path: string, schemaOf: (name: string) => JsonSchema
       names.push(part)
       byName[router] = part
       const adjacent = (i >= 3 && parts[i - 1] === '') || (i + 2 < parts.length && parts[i + 1] === '')
-      return alone ? `:${router}` : `:${router}(^${(adjacent ? choicePattern(listed(schemaOf(part))) ?? integerPattern(schemaOf(part)) : undefined) ?? (extended(parts, i, schemaOf) ? '[^/]+' : '[^/]+?')})`
+      if (alone) return `:${router}`
+      // Its schema tells it apart only from a parameter beside it.
+      const schema = adjacent ? schemaOf(part) : undefined
+      return `:${router}(^${choicePattern(listed(schema)) ?? integerPattern(schema) ?? (extended(parts, i, schemaOf) ? '[^/]+' : '[^/]+?')})`
     }).join('')
   })
   return { url: segments.join('/'), names, byName }
