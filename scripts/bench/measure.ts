@@ -7,7 +7,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../../test/helpers/embedded-postgres.ts'
+import { freePort } from '../../test/helpers/ports.ts'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
 import { statFields } from '../../test/helpers/proc.ts'
 

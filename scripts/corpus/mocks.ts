@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../../test/helpers/embedded-postgres.ts'
+import { freePort } from '../../test/helpers/ports.ts'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
 
 export const root = fileURLToPath(new URL('../../', import.meta.url))

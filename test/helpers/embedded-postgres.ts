@@ -1,12 +1,12 @@
 import { execFileSync, type ChildProcess } from 'node:child_process'
 import { createHash, randomUUID } from 'node:crypto'
 import { chownSync, cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { spawnGroup } from './children.ts'
+import { freePort } from './ports.ts'
 import { childrenOf, running, statFields, waitFor } from './proc.ts'
 
 // A throwaway PostgreSQL on 127.0.0.1 and a free port, for the tests (test/helpers/postgres.ts) and the
@@ -20,14 +20,6 @@ const PASSWORD = 'postgres'
 const READY_TIMEOUT_MS = 30_000
 // A signalled process that has not stopped or exited by then waits on something that never comes.
 const SIGNAL_TIMEOUT_MS = 30_000
-
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 interface Binaries { initdb: string, postgres: string, user?: { uid: number, gid: number } }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import { killGroup, spawnGroup } from './children.ts'
 import { findDebianBinary } from './debian-binary.ts'
-import { freePort } from './embedded-postgres.ts'
+import { freePort } from './ports.ts'
 import { listeningOn } from './listening.ts'
 
 // Debian's HAProxy in front of a test's replicas, as a load balancer spreads a Service's load:

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { killGroup, spawnGroup } from './children.ts'
 import { findDebianBinary } from './debian-binary.ts'
-import { accepting, freePort, postgresUser } from './embedded-postgres.ts'
+import { accepting, postgresUser } from './embedded-postgres.ts'
+import { freePort } from './ports.ts'
 import { logExcerpt } from './log-file.ts'
 
 // Debian's PgBouncer in front of a test's (or the bench's) PostgreSQL, in transaction pooling, as

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 import { stringify } from 'yaml'
 import { killGroup, spawnGroup } from './children.ts'
-import { freePort } from './embedded-postgres.ts'
+import { freePort } from './ports.ts'
 import { logExcerpt } from './log-file.ts'
 
 // Debian's Prometheus and promtool (package prometheus, which npm test's pretest installs), for the

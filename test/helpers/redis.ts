@@ -3,7 +3,7 @@ import type { Test } from 'tap'
 import type { Certificates } from './certificates.ts'
 import { killGroup, spawnGroup } from './children.ts'
 import { findDebianBinary } from './debian-binary.ts'
-import { freePort } from './embedded-postgres.ts'
+import { freePort } from './ports.ts'
 import { listeningOn } from './listening.ts'
 
 // Debian's redis-server for a test: on 127.0.0.1 and a free port, in memory only, with a password

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net'
 import t from 'tap'
-import { freePort } from '../helpers/embedded-postgres.ts'
+import { freePort } from '../helpers/ports.ts'
 import { postPlant, startServer } from '../helpers/server-process.ts'
 
 // The metrics listener of the service as a process (the in-process counts: metrics.test.ts).

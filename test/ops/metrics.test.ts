@@ -1,7 +1,7 @@
 import { totalmem } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import t from 'tap'
-import { freePort } from '../helpers/embedded-postgres.ts'
+import { freePort } from '../helpers/ports.ts'
 import { buildTestApp, testConfig, TOKEN } from '../helpers/app.ts'
 import { AUDIENCE, startProvider } from '../helpers/identity-provider.ts'
 import { postPlant } from '../helpers/server-process.ts'

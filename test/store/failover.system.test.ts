@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { AUTH, buildTestApp, testConfig } from '../helpers/app.ts'
-import { freePort, startEmbeddedPostgres } from '../helpers/embedded-postgres.ts'
+import { startEmbeddedPostgres } from '../helpers/embedded-postgres.ts'
+import { freePort } from '../helpers/ports.ts'
 import { sql, startPostgres } from '../helpers/postgres.ts'
 
 // An HA cluster failing over under load, as a platform runs one: a primary with a synchronous
