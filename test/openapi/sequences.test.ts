@@ -27,19 +27,19 @@ async function verified (t: Test, fault?: ThingsFault) {
   return { verification, report: reportOf(verification, 'things.yaml', url) }
 }
 
-/** `document` verified (seed 7) against a service of `handle` written by hand in the test, over real HTTP: the verification, and the service's URL. */
-async function verifiedAgainst (t: Test, document: object, handle: Parameters<typeof serveText>[1]) {
+/** `document` verified (seed 7, unless given) against a service of `handle` written by hand in the test, over real HTTP: the verification, and the service's URL. */
+async function verifiedAgainst (t: Test, document: object, handle: Parameters<typeof serveText>[1], seed = 7) {
   const url = await serveText(t, handle)
   const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
   t.teardown(http.close)
-  return { verification: await verify(structuredClone(document) as any, http.send, { seed: 7 }), url }
+  return { verification: await verify(structuredClone(document) as any, http.send, { seed }), url }
 }
 
-/** `document` verified (seed 7) against the project's own stateful mock of it, in-process: what the mock inferred, the verification, and its violations, a line each. */
-async function verifiedMock (t: Test, document: object) {
+/** `document` verified (seed 7, unless given) against the project's own stateful mock of it, in-process: what the mock inferred, the verification, and its violations, a line each. */
+async function verifiedMock (t: Test, document: object, seed = 7) {
   const { app, document: mocked, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: structuredClone(document) as any }, 'document.json')
   t.teardown(() => app.close())
-  const verification = await verify(mocked, injectTransport(app), { seed: 7 })
+  const verification = await verify(mocked, injectTransport(app), { seed })
   const found = verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`))
   return { app, inferred: describeInference(inferResources(mocked, routes)), verification, found }
 }
@@ -480,6 +480,66 @@ t.test('a PATCH in JSON Patch (RFC 6902): sent as operations that write what a c
   t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch', 'read'], 'shrunk to the patch and the read after it')
   t.match(found[0]?.steps?.[1].curl, /-H 'content-type: application\/json-patch\+json' --data-binary '\[\{"op":"(add|replace)","path":"\/(title|done)","value":/, 'the patch as operations, in its media type')
   t.match(found[0]?.detail, /^PATCH \/tasks\/\{id\} wrote what the read does not answer: (title|done): written/, 'the member it wrote, read otherwise')
+})
+
+// Partitions as API Platform describes them (alertersystem.com's): a patch in JSON Merge Patch
+// whose schema requires a member that may be null, so that a patch of all may not leave its
+// nulls out, and a read that requires that member too.
+const partitionFields = { name: { type: 'string', nullable: true, maxLength: 20 }, notes: { type: 'string', nullable: true, maxLength: 100 } }
+const partition = json({ type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', readOnly: true }, ...partitionFields } })
+const PARTITIONS = {
+  openapi: '3.0.3',
+  info: { title: 'Partitions', version: '1.0.0' },
+  paths: {
+    '/partitions': { post: { requestBody: { required: true, ...json({ type: 'object', required: ['name'], properties: partitionFields }) }, responses: { 201: { description: 'made', ...partition }, 400: { description: 'bad' }, 415: { description: 'not JSON' } } } },
+    '/partitions/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { responses: { 200: { description: 'the partition', ...partition }, 404: { description: 'none' } } },
+      patch: { requestBody: { required: true, content: { 'application/merge-patch+json': { schema: { type: 'object', required: ['name'], properties: partitionFields } } } }, responses: { 200: { description: 'patched', ...partition }, 400: { description: 'bad' }, 404: { description: 'none' }, 415: { description: 'not a merge patch' } } }
+    }
+  }
+}
+
+t.test('a JSON Merge Patch (RFC 7396) whose nulls it must send: each null removes what it names, and the read is not held to it; a service that removes it, or keeps the null, and the project\'s mock: nothing found; one that drops the patch: read_after_write', async (t) => {
+  // Seed 1 draws a patch of all with both members null: the read once was held to both.
+  const within = (value: unknown, most: number): boolean => value === undefined || value === null || (typeof value === 'string' && [...value].length <= most)
+  const valid = (body: any): boolean => typeof body === 'object' && body !== null && !Array.isArray(body) && 'name' in body && within(body.name, 20) && within(body.notes, 100)
+  for (const kind of ['removes', 'keeps the null', 'drops the patch'] as const) {
+    const partitions = new Map<string, Record<string, unknown>>()
+    const { verification } = await verifiedAgainst(t, PARTITIONS, (req, res, text) => {
+      let body: any
+      try {
+        body = text === '' ? undefined : JSON.parse(text)
+      } catch {
+        return answer(res, 400)
+      }
+      if (req.method !== 'GET' && req.headers['content-type'] !== (req.method === 'POST' ? 'application/json' : 'application/merge-patch+json')) return answer(res, 415)
+      if (req.method !== 'GET' && !valid(body)) return answer(res, 400)
+      if (req.method === 'POST' && req.url === '/partitions') {
+        const made = { ...body, id: String(partitions.size + 1) }
+        partitions.set(made.id, made)
+        return answer(res, 201, made)
+      }
+      const there = partitions.get(/^\/partitions\/([^/]+)$/.exec(req.url!)?.[1] ?? '')
+      if (there === undefined) return answer(res, 404)
+      if (req.method === 'GET') return answer(res, 200, { name: 'unnamed', ...there })
+      // A name removed reads as the service's default: the read requires one.
+      for (const [name, value] of kind === 'drops the patch' ? [] : Object.entries(body)) {
+        if (value === null && kind === 'removes') delete there[name]
+        else there[name] = value
+      }
+      answer(res, 200, { name: 'unnamed', ...there })
+    }, 1)
+    const found = verification.operations.flatMap((o) => o.violations)
+    if (kind !== 'drops the patch') {
+      t.same(found.map((v) => v.detail), [], `a service that ${kind}: nothing found`)
+      continue
+    }
+    t.same(found.map((v) => v.check), ['read_after_write'], 'a service that drops the patch: found, once')
+    t.match(found[0]?.detail, /^PATCH \/partitions\/\{id\} wrote what the read does not answer: /)
+  }
+  const { found } = await verifiedMock(t, PARTITIONS, 1)
+  t.same(found, [], 'the project\'s mock: nothing found')
 })
 
 t.test('the Petstore\'s PUT /pet, which names the pet by the id in its body: followed as the replace; one answered 200 that keeps nothing: read_after_write', async (t) => {

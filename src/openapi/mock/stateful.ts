@@ -6,6 +6,7 @@ import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
+import { isMergePatch, mergePatch } from '../requests/merge-patch.ts'
 import type { HandlerInput } from '../routes/register.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { MediaSpec, ResponseSpec, RouteSpec } from '../routes/routes.ts'
@@ -45,17 +46,6 @@ const COUNTS = ['total', 'count', 'totalCount', 'total_count']
 const declares = (route: RouteSpec, status: string): boolean => route.responses.some((r) => r.status === status || r.status === `${status[0]}XX`)
 /** A header the answer declares, by its name in any case: as the document spells it, and its Header Object. */
 const declaredHeader = (response: ResponseSpec | undefined, name: string) => Object.entries(response?.headers ?? {}).find(([declared]) => declared.toLowerCase() === name)
-
-/** RFC 7396: members set, null removes, objects merged within. */
-export function mergePatch (target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch
-  const out: Value = isObject(target) ? { ...target } : {}
-  for (const [name, value] of Object.entries(patch)) {
-    if (value === null) delete out[name]
-    else out[name] = mergePatch(out[name], value)
-  }
-  return out
-}
 
 /**
  * RFC 6902: the item with the patch's operations applied, in order, all or none (fast-json-patch,
@@ -430,7 +420,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const key = String((params as Value)[resource.parameter])
       const old = items.get(key)
       if (old === undefined) return notThere(route, resource, key)
-      const changed = operations ? jsonPatched(route, old.value, body) : type === 'application/merge-patch+json' ? mergePatch(old.value, body) as Value : { ...old.value, ...body as Value }
+      const changed = operations ? jsonPatched(route, old.value, body) : isMergePatch(type) ? mergePatch(old.value, body) as Value : { ...old.value, ...body as Value }
       if (changed === undefined) return undefined
       const item = state.put(scope, items, key, { ...complete(resource, changed, old.value), ...keyed(resource, resource.property === undefined ? undefined : old.value[resource.property]) })
       return itemAnswer(route, resource, item, String(headers.accept ?? ''))

@@ -3,6 +3,7 @@ import { jsonText, parseExactJson } from '../../http/json-body.ts'
 import { pointerToken } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
+import { isMergePatch, mergePatch } from '../requests/merge-patch.ts'
 import { bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { RouteSpec } from '../routes/routes.ts'
@@ -580,14 +581,15 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       }
       if (!ok(answer)) return stop(`${step}: answered ${answer.status}`)
       if (step === 'delete') deleted = true
-      // What a read answers next: a patch's properties over what was there; a replace's whole body,
-      // and what it left out of what was there (a replace takes it away).
+      // What a read answers next: a patch's properties over what was there (a merge patch's nulls
+      // removing theirs: no value a read is held to); a replace's whole body, and what it left out
+      // of what was there (a replace takes it away).
       else {
         const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : valueIn(writtenBy(made), envelope)
         const before = written?.body
-        written = action === 'patch' && isObject(body) && isObject(before)
-          ? { body: { ...before, ...body }, by: route }
-          : { body, by: route, ...(action === 'replace' && isObject(body) && isObject(before) && { leftOut: Object.fromEntries(Object.entries(before).filter(([name]) => !(name in body))) }) }
+        if (action === 'patch' && isObject(body) && made.values.media !== undefined && isMergePatch(made.values.media.type)) written = { body: mergePatch(before, body), by: route }
+        else if (action === 'patch' && isObject(body) && isObject(before)) written = { body: { ...before, ...body }, by: route }
+        else written = { body, by: route, ...(action === 'replace' && isObject(body) && isObject(before) && { leftOut: Object.fromEntries(Object.entries(before).filter(([name]) => !(name in body))) }) }
       }
     }
     return { answers, refused, sent, key, steps, path }
