@@ -383,6 +383,31 @@ t.test('a oneOf one of whose branches is a oneOf of objects that require nothing
   t.notOk(lines.some((line) => /no sample made from the schema is valid/.test(String(line.problem))), 'no invalid sample served')
 })
 
+t.test('a $ref whose pointer passes through another $ref (dnd5eapi.co\'s, bundled: `#/paths/…/schema/allOf/1/…`, where `schema` is a $ref to Monster beside stubs 3.0 ignores): followed through it, and answered valid, not 500', async (t) => {
+  const damage = { type: 'object', required: ['dice'], properties: { dice: { type: 'string', pattern: '^[1-9]d(4|6|8)$' } } }
+  const monster = { allOf: [{ type: 'object', required: ['index'], properties: { index: { type: 'string' } } }, { type: 'object', required: ['actions'], properties: { actions: { type: 'array', minItems: 1, items: { type: 'object', required: ['damage'], properties: { damage: { type: 'array', minItems: 1, items: damage } } } } } }] }
+  const stubs = { 1: { properties: { actions: { items: { properties: { damage: { items: {} } } } } } } }
+  const through = '#/paths/~1monsters~1%7Bindex%7D/get/responses/200/content/application~1json/schema/allOf/1/properties/actions/items/properties/damage/items'
+  const index = [{ name: 'index', in: 'path', required: true, schema: { type: 'string' } }]
+  const document = {
+    openapi: '3.0.1',
+    info: { title: 'Monsters', version: '1.0.0' },
+    paths: {
+      '/monsters/{index}': { get: { parameters: index, responses: { 200: { description: 'the monster', content: { 'application/json': { schema: { $ref: '#/components/schemas/Monster', allOf: stubs } } } } } } },
+      '/monsters/{index}/damage': { get: { parameters: index, responses: { 200: { description: 'its first damage', content: { 'application/json': { schema: { $ref: through } } } } } } }
+    },
+    components: { schemas: { Monster: monster } }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'monsters.json')
+  t.teardown(() => app.close())
+  const validators = createValidators({ ...document, openapi: '3.1.0', paths: {} } as any)
+  for (const [url, schema] of [['/monsters/aboleth', monster], ['/monsters/aboleth/damage', damage]] as const) {
+    const answer = await app.inject({ method: 'GET', url })
+    t.equal(answer.statusCode, 200, `${url}: 200`)
+    t.ok(validators.response(schema)(answer.json()), `${url}: valid, ${answer.body}`)
+  }
+})
+
 t.test('a declared header is answered valid against its schema: a value of its pattern where none is given (Apple\'s ETag, 1,002 characters), and an example its schema refuses not sent', async (t) => {
   const headers = {
     ETag: { required: true, schema: { type: 'string', pattern: '^"[a-f0-9]{40}"$' } },

@@ -50,9 +50,23 @@ export function valueAt (root: unknown, pointer: string): any {
   return at
 }
 
-/** The node a local $ref points at; undefined when it points at nothing. */
-export function pointerTarget (doc: OpenApiDocument, ref: string): any {
-  return ref.startsWith('#') ? valueAt(doc, ref.slice(1)) : undefined
+/**
+ * The node a local $ref points at; undefined when it points at nothing. A pointer that passes
+ * through a $ref goes on in what that $ref points at, as reference resolvers read it: a bundler
+ * writes such pointers (dnd5eapi.co's `#/paths/…/schema/allOf/3/…`, through the $ref to Monster
+ * that `schema` is), and its stubs beside that $ref are siblings 3.0 ignores, gone from the model.
+ */
+export function pointerTarget (doc: OpenApiDocument, ref: string, seen = new Set<string>()): any {
+  if (!ref.startsWith('#')) return undefined
+  let at: any = doc
+  for (const token of tokensOf(ref.slice(1))) {
+    while (at !== null && typeof at === 'object' && !Object.hasOwn(at, token) && typeof at.$ref === 'string' && !seen.has(at.$ref)) {
+      seen.add(at.$ref)
+      at = pointerTarget(doc, at.$ref, seen)
+    }
+    at = at !== null && typeof at === 'object' ? at[token] : undefined
+  }
+  return at
 }
 
 /** Follows a schema's own $ref (and the refs it lands on) to the schema it stands for. */
