@@ -8,7 +8,7 @@ import { validatingProxy, type ValidatingProxyOptions } from '../../src/openapi/
 import { PROXY_CHECKS, type CheckName } from '../../src/openapi/verify/checks.ts'
 import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
-import { refusedPort } from '../helpers/ports.ts'
+import { freePort } from '../helpers/ports.ts'
 
 // The validating proxy (src/openapi/proxy/) between a client and a service written by hand
 // (test/helpers/pets-service.ts), over real HTTP: what the client receives is what the service
@@ -157,7 +157,7 @@ t.test('streamed both ways, as large as the upstream sends, its reason phrase an
 })
 
 t.test('an upstream that cannot be reached, or answers too late: 502 and 504 in the document\'s error shape', async (t) => {
-  const unreachable = await startProxy(t, `http://127.0.0.1:${await refusedPort()}`)
+  const unreachable = await startProxy(t, `http://127.0.0.1:${await freePort()}`)
   const bad = await send(unreachable.url, 'GET', '/pets/1', auth)
   t.equal(bad.status, 502)
   const document = await modelOf(structuredClone(PETS) as any, { inPlace: true })
@@ -477,7 +477,7 @@ t.test('an upgrade (a WebSocket\'s handshake): its switch (101) passed on, HTTP\
   t.same(report.operations.map((o) => [o.method, o.statuses, o.violations.map((v) => `${v.check} ${v.status}`)]), [['GET', { 101: 1, 426: 1, 200: 1 }, ['status_code_conformance 426']]], 'the 101 HTTP\'s own answer to an upgrade, the 426 the document\'s to judge')
 
   // An upstream gone: the handshake answered 502 in the document's error shape.
-  const unreachable = await startProxy(t, `http://127.0.0.1:${await refusedPort()}`, { document })
+  const unreachable = await startProxy(t, `http://127.0.0.1:${await freePort()}`, { document })
   const bad = await new Promise<{ status: number, body: string }>((resolve, reject) => {
     request({ host: '127.0.0.1', port: new URL(unreachable.url).port, path: '/chat', headers: { connection: 'Upgrade', upgrade: 'echo' }, agent: false, signal: AbortSignal.timeout(10_000) }, (res) => {
       let body = ''

@@ -15,7 +15,7 @@ import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
 import { verify, type VerifyOptions } from '../../src/openapi/verify/verifier.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
 import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
-import { refusedPort } from '../helpers/ports.ts'
+import { freePort } from '../helpers/ports.ts'
 
 // The verifier against a service written by hand (test/helpers/pets-service.ts), over real HTTP:
 // kept to its document, it finds nothing; broken in one way, the check for that way names it,
@@ -199,7 +199,7 @@ t.test('only to the base URL: a path that would leave it is not sent, a redirect
 
 t.test('no answer is the service failing: a connection refused, or none in time; a kept-alive connection closed under a request is tried once more', async (t) => {
   // A port nothing listens on: every request refused; the run warns that nothing answered.
-  const nowhere = `http://127.0.0.1:${await refusedPort()}`
+  const nowhere = `http://127.0.0.1:${await freePort()}`
   const refused = httpTransport(nowhere, { timeoutMs: 5_000, connections: 2 })
   t.teardown(refused.close)
   const verification = await verify(structuredClone(PETS), refused.send, { seed: 42, credentials: { bearer: TOKEN }, generated: 1 })

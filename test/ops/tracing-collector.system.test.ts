@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { freePort, refusedPort } from '../helpers/ports.ts'
+import { freePort } from '../helpers/ports.ts'
 import { startReceiver } from '../helpers/otlp-receiver.ts'
 import { tracedService } from '../helpers/traced-service.ts'
 
@@ -32,7 +32,7 @@ t.test('a collector that is down or hangs changes nothing for clients; lost span
   await timedCreates(traced.create, flood)
   const grown = rss() - before
 
-  const down = await tracedService(t, `http://127.0.0.1:${await refusedPort()}`, { OTEL_EXPORTER_OTLP_TIMEOUT: '200' })
+  const down = await tracedService(t, `http://127.0.0.1:${await freePort()}`, { OTEL_EXPORTER_OTLP_TIMEOUT: '200' })
   const refused = await timedCreates(down.create, 400)
 
   t.ok(hanging < up * 3 + 500, `a hung collector: 400 creates in ${hanging.toFixed(0)} ms, against ${up.toFixed(0)} ms with it up`)
