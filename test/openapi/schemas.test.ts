@@ -89,6 +89,30 @@ t.test('the formats OpenAPI names are checked', async (t) => {
   }
 })
 
+t.test('a JSON number past 2^53, read exactly: a `number` takes it as the double JSON reads, its bounds checked on that; an integer not int64 refuses it by name, however spelled; a wrong type named as `type` names it', async (t) => {
+  const numbers = { type: 'object', properties: { number: { type: 'number' }, small: { type: 'number', maximum: 100 }, integer: { type: 'integer' }, maybe: { type: ['integer', 'null'] } } }
+  const document = { openapi: '3.1.0', info: { title: 'Numbers', version: '1.0.0' }, paths: { '/numbers': body('numbers', numbers) } }
+  const app = await engineApp(t, document, { numbers: echo })
+  const send = async (json: string) => await app.inject({ method: 'POST', url: '/numbers', payload: json, headers: { 'content-type': 'application/json' } })
+  const taken = await send('{"number":9007199254740993,"maybe":null}')
+  t.equal(taken.statusCode, 200, taken.body)
+  t.same(taken.json().body, { number: 9007199254740992, maybe: null }, 'the double a JSON parser reads: no bigint reaches a handler typed number')
+  const exact = /^body\/(integer|maybe) must be an integer from -9007199254740991 to 9007199254740991 \(one beyond would be rounded; format: int64 keeps it exact\)$/
+  const refused: Array<[string, RegExp]> = [
+    ['{"small":9007199254740993}', /^body\/small must be <= 100$/],
+    ['{"integer":9007199254740993}', exact],
+    ['{"integer":1e20}', exact],
+    ['{"maybe":-12345678901234567890}', exact],
+    ['{"number":"1"}', /^body\/number must be number$/],
+    ['{"maybe":"1"}', /^body\/maybe must be integer,null$/]
+  ]
+  for (const [json, detail] of refused) {
+    const res = await send(json)
+    t.equal(res.statusCode, 400, json)
+    t.match(res.json().detail, detail, `${json}: ${res.json().detail}`)
+  }
+})
+
 t.test('a 3.0 document means what 3.0 says', async (t) => {
   const document = {
     openapi: '3.0.3',

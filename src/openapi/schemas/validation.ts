@@ -61,21 +61,34 @@ function int64Checked (node: Record<string, any>): Record<string, any> {
  * bigint there, one the schema does not call int64 too (NetBox bounds its integers by ±2^63, EVE
  * Online's positions are such doubles). In an answer it is the number it is: `type: integer` and
  * `number` are checked by the numeric keyword, which takes a bigint as well. A number's keywords
- * (its bounds) are not checked on a bigint, as for an int64.
+ * (its bounds) are not checked on a bigint, as for an int64. A request's JSON is read so too, and
+ * checked so; what it may hold past 2^53, exactNumber (below) decides.
  */
 function numericChecked (node: Record<string, any>): Record<string, any> {
   const types = typesOf(node)
-  const numeric = types.includes('number') ? 'number' : types.includes('integer') ? 'integer' : undefined
-  return numeric === undefined ? node : checkedInstead(node, ['integer', 'number'], { numeric })
+  if (!types.includes('number') && !types.includes('integer')) return node
+  const { type, ...rest } = node
+  return { ...rest, numeric: types }
 }
 
+// JSON Schema's types other than the numeric ones, as `type` reads a value.
+const IS_TYPE: Record<string, (data: unknown) => boolean> = {
+  null: (data) => data === null,
+  string: (data) => typeof data === 'string',
+  boolean: (data) => typeof data === 'boolean',
+  array: Array.isArray,
+  object: (data) => typeof data === 'object' && data !== null && !Array.isArray(data)
+}
+
+/** `type` with a bigint taken for a number or an integer; its error as `type`'s own ("must be number,null"). */
 const numericKeyword: KeywordDefinition = {
   keyword: 'numeric',
-  schemaType: 'string',
+  schemaType: 'array',
   errors: true,
-  validate: function validate (kind: string, data: unknown) {
-    if (typeof data === 'bigint' || (kind === 'number' ? Number.isFinite(data) : Number.isInteger(data))) return true
-    ;(validate as any).errors = [{ keyword: 'type', message: `must be ${kind}`, params: { type: kind } }]
+  validate: function validate (types: string[], data: unknown) {
+    if (typeof data === 'bigint' || (types.includes('number') ? Number.isFinite(data) : Number.isInteger(data))) return true
+    if (types.some((type) => IS_TYPE[type]?.(data) === true)) return true
+    ;(validate as any).errors = [{ keyword: 'type', message: `must be ${types.join(',')}`, params: { type: types.join(',') } }]
     return false
   }
 }
@@ -83,7 +96,11 @@ const numericKeyword: KeywordDefinition = {
 /**
  * For values that arrive as text, which Ajv converts unchecked: "1e999999" to Infinity, and
  * "9007199254740993" to the integer ...992, rounded. A number read from text must be finite, and
- * an integer the schema does not call int64 (kept exact, above) must fit a number exactly.
+ * an integer the schema does not call int64 (kept exact, above) must fit a number exactly. So
+ * must one of a request's JSON, which arrives as a bigint past 2^53 (read exactly, as an answer
+ * is: numericChecked lets it past the type), whichever way it is spelled (1e20 too); where the
+ * schema says `number`, a bigint is the double any JSON parser reads, as a handler typed `number`
+ * expects.
  */
 function exactNumberChecked (node: Record<string, any>): Record<string, any> {
   const types = typesOf(node)
@@ -94,10 +111,15 @@ function exactNumberChecked (node: Record<string, any>): Record<string, any> {
 const exactNumberKeyword: KeywordDefinition = {
   keyword: 'exactNumber',
   schemaType: 'string',
+  modifying: true,
   errors: true,
-  validate: function validate (kind: string, data: unknown) {
-    if (typeof data !== 'number') return true
-    const message = !Number.isFinite(data)
+  validate: function validate (kind: string, data: unknown, _parent?: unknown, ctx?: any) {
+    if (typeof data === 'bigint' && kind === 'number') {
+      if (ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = Number(data)
+      return true
+    }
+    if (typeof data !== 'number' && typeof data !== 'bigint') return true
+    const message = typeof data === 'number' && !Number.isFinite(data)
       ? 'must be a finite number'
       : kind === 'integer' && !Number.isSafeInteger(data) ? `must be an integer from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (one beyond would be rounded; format: int64 keeps it exact)` : undefined
     if (message === undefined) return true
@@ -259,7 +281,7 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
     // and what int64 leaves an integer is checked to be exact.
     const prepared = (schema: JsonSchema): AnySchema => coerce
       ? rewritten(rewritten(rewritten(schema, textUnion), int64Checked), exactNumberChecked)
-      : view === 'response' ? rewritten(rewritten(schema, int64Checked), numericChecked) : rewritten(schema, int64Checked)
+      : view === 'response' ? rewritten(rewritten(schema, int64Checked), numericChecked) : rewritten(rewritten(rewritten(schema, int64Checked), exactNumberChecked), numericChecked)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
     // One validator a schema, whoever asks for it and however often: compiled once, at its first use.
