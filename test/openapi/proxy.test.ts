@@ -157,6 +157,7 @@ t.test('streamed both ways, as large as the upstream sends, its reason phrase an
 })
 
 t.test('an upstream that cannot be reached, or answers too late: 502 and 504 in the document\'s error shape', async (t) => {
+  // A port nothing listens on, which no other test's server can be handed meanwhile.
   const unreachable = await startProxy(t, `http://127.0.0.1:${await freePort()}`)
   const bad = await send(unreachable.url, 'GET', '/pets/1', auth)
   t.equal(bad.status, 502)
