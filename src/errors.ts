@@ -36,6 +36,8 @@ export const BadMultipartError = clientError<[string]>('BAD_MULTIPART', 'Request
 export const RateLimitedError = clientError<[string]>('RATE_LIMITED', 'Too many requests; retry in %s', 429)
 
 export const ValidationError = clientError<[string]>('VALIDATION', '%s', 400)
+/** A number its schema takes that the engine cannot hold exactly (an integer past 2^53 not called int64, a number past a double's range): a bound of the engine's own, not the document's. */
+export const InexactNumberError = clientError<[string]>('INEXACT_NUMBER', '%s', 400)
 export const TooDeepError = clientError<[number]>('TOO_DEEP', 'Request body nests deeper than %d levels', 400)
 export const DuplicateKeyError = clientError('DUPLICATE_KEY', 'Request body repeats a key in one object; each key may appear once', 400)
 export const ForbiddenKeyError = clientError<[string]>('FORBIDDEN_KEY', 'Request body has a key that would change an object\'s prototype (__proto__, constructor.prototype): %s', 400)

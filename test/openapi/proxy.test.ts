@@ -313,11 +313,13 @@ t.test('a client that speaks to the proxy as to the document\'s server sends its
   t.same(report.coverage?.outside, [{ request: 'GET /v1/owners/1', count: 1 }], 'a path the document does not have, as it was sent')
 })
 
-t.test('JSON the engine refuses for bounds of its own (a key twice, __proto__), or may take or refuse (a byte order mark): the request named where it is at fault, the service not judged for taking or refusing it', async (t) => {
-  // A service on JSON.parse: it takes a key twice and __proto__, and refuses a byte order mark.
+t.test('JSON the engine refuses for bounds of its own (a key twice, __proto__, an integer past 2^53 not int64), or may take or refuse (a byte order mark): the request named where it is at fault, the service not judged for taking or refusing it', async (t) => {
+  // A service on JSON.parse: it takes a key twice and __proto__, and refuses a byte order mark; and
+  // any pet id, however long.
   const upstream = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
+      if (req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json', 'x-rate-limit': '10' }).end('{"id":1,"name":"Rex"}')
       let pet
       try {
         pet = JSON.parse(Buffer.concat(chunks).toString('utf8'))
@@ -333,8 +335,10 @@ t.test('JSON the engine refuses for bounds of its own (a key twice, __proto__), 
   const proxy = await startProxy(t, `http://127.0.0.1:${(upstream.address() as { port: number }).port}`)
   const statuses = []
   for (const body of ['{"name":"Rex","name":"Max"}', '{"name":"Rex","__proto__":{"admin":true}}', '\ufeff{"name":"Rex"}']) statuses.push((await send(proxy.url, 'POST', '/pets', json, body)).status)
-  t.same(statuses, [201, 201, 400], 'the service took a key twice and __proto__, and refused the byte order mark')
-  const [addPet] = (await proxy.report('pets.json')).operations
+  statuses.push((await send(proxy.url, 'GET', '/pets/12345678901234567890', auth)).status)
+  t.same(statuses, [201, 201, 400, 200], 'the service took a key twice and __proto__, refused the byte order mark, and took an id past 2^53')
+  const { operations } = await proxy.report('pets.json')
+  const addPet = operations.find((o) => o.operationId === 'addPet')!
   // (Three exchanges in a row, each judged once passed on: in whatever order they are judged.)
   t.same(addPet.violations.map((v) => [v.check, v.detail.replace(/^.*?: /, '')]).sort(), [
     ['request_conformance', 'Request body has a key that would change an object\'s prototype (__proto__, constructor.prototype): Object contains forbidden prototype property'],
@@ -342,6 +346,9 @@ t.test('JSON the engine refuses for bounds of its own (a key twice, __proto__), 
   ], 'each request the engine refuses, named by what it breaks; no negative_data_rejection for the service that took them, no positive_data_acceptance for the one that refused a byte order mark')
   t.equal(addPet.notes.length, 3)
   for (const note of [/for a bound of its own, not the document's \(.*repeats a key.*\): whether the service took it is not judged/, /prototype.*not judged/, /byte order mark, which RFC 8259 \(8\.1\) lets a service take or refuse/]) t.ok(addPet.notes.some((n) => note.test(n)), `a note: ${note}`)
+  const getPet = operations.find((o) => o.operationId === 'getPet')!
+  t.same(getPet.violations.map((v) => [v.check, v.detail.replace(/^.*?: /, '')]), [['request_conformance', 'params/id must be an integer from -9007199254740991 to 9007199254740991 (one beyond would be rounded; format: int64 keeps it exact)']], 'the id named, as one the engine cannot hold exactly; no negative_data_rejection for the service that took it')
+  t.match(getPet.notes, [/bound of its own, not the document's \(params\/id must be an integer from .*\): whether the service took it is not judged/])
 })
 
 t.test('a path the engine cannot decode (%zz), which it answers before any hook: passed on, and counted outside the document', async (t) => {

@@ -2,7 +2,7 @@ import { ServerResponse, type IncomingHttpHeaders, type IncomingMessage } from '
 import { PassThrough } from 'node:stream'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify'
-import { DuplicateKeyError, ForbiddenKeyError, MissingCredentialsError, TooDeepError } from '../../errors.ts'
+import { DuplicateKeyError, ForbiddenKeyError, InexactNumberError, MissingCredentialsError, TooDeepError } from '../../errors.ts'
 import type { HttpConfig } from '../../http/config.ts'
 import { carriesBody } from '../../http/message-body.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
@@ -91,9 +91,10 @@ const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance',
 // A request without the credentials its operation requires: the client's fault like any other, and to
 // the answer's checks the verifier's request without them (ignored_auth, where the service takes it).
 const MISSING_CREDENTIALS = new MissingCredentialsError('').code
-// What the engine refuses for bounds of its own, not the document's (http/json-body.ts): named as
-// the request's fault, but a service that takes it breaks nothing the document says.
-const OWN_BOUNDS: ReadonlySet<string> = new Set([new DuplicateKeyError().code, new TooDeepError(0).code, new ForbiddenKeyError('').code])
+// What the engine refuses for bounds of its own, not the document's (http/json-body.ts, and numbers
+// it cannot hold exactly): named as the request's fault, but a service that takes it breaks
+// nothing the document says.
+const OWN_BOUNDS: ReadonlySet<string> = new Set([new DuplicateKeyError().code, new TooDeepError(0).code, new ForbiddenKeyError('').code, new InexactNumberError('').code])
 const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
 // A request's preconditions of HTTP's own (RFC 9110 §13.1), which a browser's cache adds: 304 and 412 answer them.
