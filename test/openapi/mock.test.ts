@@ -368,6 +368,18 @@ t.test('a oneOf of objects that require nothing (jumpseller\'s store status or t
   t.same((await app.inject({ method: 'GET', url: '/store/check_status.json' })).json(), { status: { message: 'string', percentage: 'string' }, store: null })
 })
 
+t.test('a oneOf whose first branch declares every property of the second (Shotstack\'s video asset, and its image asset): the second kept, with null for a member only the first declares, which tells them apart', async (t) => {
+  const image = { type: 'object', required: ['type', 'src'], properties: { type: { type: 'string' }, src: { type: 'string' } } }
+  const video = { type: 'object', required: ['type', 'src'], properties: { ...image.properties, trim: { type: 'number' } } }
+  const schema = { oneOf: [video, image] }
+  const document = { openapi: '3.0.0', info: { title: 'Clips', version: '1.0.0' }, paths: { '/clip': { get: { responses: { 200: { description: 'a clip\'s asset', content: { 'application/json': { schema } } } } } } } }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'clips.json')
+  t.teardown(() => app.close())
+  const answer = (await app.inject({ method: 'GET', url: '/clip' })).json()
+  t.same(answer, { type: 'string', src: 'string', trim: null }, 'the image, which takes what it does not declare')
+  t.ok(createValidators(document).response(schema)(answer), 'valid: one branch takes it')
+})
+
 t.test('a oneOf one of whose branches is a oneOf of objects that require nothing (Zoom\'s account settings: the settings, the authentication of meetings or of recordings, or the security): answered valid, the outer oneOf mended, not the inner', async (t) => {
   const settings = { type: 'object', properties: { in_meeting: { type: 'object', properties: { chat: { type: 'boolean' } } } } }
   const authentication = { type: 'object', oneOf: [{ properties: { meeting_authentication: { type: 'boolean' } } }, { properties: { recording_authentication: { type: 'boolean' } } }] }

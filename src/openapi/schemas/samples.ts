@@ -184,7 +184,9 @@ function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: un
  * them: a property another declares and the one kept (which names most of the object's members)
  * does not, given a value of a type that property refuses. Branches that require nothing that
  * tells them apart take every object (jumpseller's store status and new store, gerermesaffaires'
- * message and link): a member one of them declares, of the wrong type, tells them apart.
+ * message and link): a member one of them declares, of the wrong type, tells them apart. Where the
+ * one that names most declares every property of the others (Shotstack's video asset and its image
+ * asset, a video's properties and more), the next is kept, and one of its own is given so.
  */
 export function setApart (doc: OpenApiDocument, schema: JsonSchema | undefined, value: unknown, { instancePath, params }: NonNullable<ValidateFunction['errors']>[number]): { pointer: string, by: unknown } | undefined {
   const object = at(value, instancePath)
@@ -192,12 +194,14 @@ export function setApart (doc: OpenApiDocument, schema: JsonSchema | undefined, 
   if (!isObject(object) || branches === undefined) return undefined
   const names = (branch: unknown): string[] => Object.keys(propertiesOf(doc, branch))
   const members = (branch: unknown): number => names(branch).filter((name) => name in object).length
-  const [kept, ...others] = (params.passingSchemas as number[]).map((index) => branches[index]).sort((a, b) => members(b) - members(a))
-  const keptNames = new Set(names(kept))
-  for (const other of others) {
-    for (const [name, property] of Object.entries(propertiesOf(doc, other))) {
-      const by = keptNames.has(name) || name in object ? undefined : refusedBy(derefSchema(doc, property))
-      if (by !== undefined) return { pointer: `${instancePath}/${pointerToken(name)}`, by }
+  const passing = (params.passingSchemas as number[]).map((index) => branches[index]).sort((a, b) => members(b) - members(a))
+  for (const kept of passing) {
+    const keptNames = new Set(names(kept))
+    for (const other of passing.filter((branch) => branch !== kept)) {
+      for (const [name, property] of Object.entries(propertiesOf(doc, other))) {
+        const by = keptNames.has(name) || name in object ? undefined : refusedBy(derefSchema(doc, property))
+        if (by !== undefined) return { pointer: `${instancePath}/${pointerToken(name)}`, by }
+      }
     }
   }
   return undefined
