@@ -2,8 +2,9 @@
 // of our TypeScript modules as Node's own type stripping makes it, kept on disk by its source.
 // Node 24 and 26 keep that in their compile cache (nodejs/node#56629); Node 22 strips every module
 // again in every process, and loads the stripper (a WebAssembly build of swc) for it: some 0.3 s
-// of CPU in a test process that builds the app, 20 s of npm test's 156 on Node 22. JavaScript, not
-// TypeScript: a .ts here would load the stripper in every process, which is what it saves.
+// of CPU in a test process that builds the app, 7 to 22 s of npm test's 145 on Node 22
+// (docs/changing-the-api.md). JavaScript, not TypeScript: a .ts here would load the stripper in
+// every process, which is what it saves.
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { registerHooks, stripTypeScriptTypes } from 'node:module'
