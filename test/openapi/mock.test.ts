@@ -445,3 +445,14 @@ t.test('a string whose pattern\'s first match its minLength refuses (AWS Locatio
   const [action] = (await app.inject({ method: 'GET', url: '/keys' })).json().AllowActions
   t.ok(/^geo:\w*\*?$/.test(action) && action.length >= 5, `a match long enough: ${action}`)
 })
+
+t.test('a string of a format whose pattern its value does not match (optimade\'s version URLs: a uri that ends in /v1): answered with a URI the pattern takes, valid', async (t) => {
+  const versions = { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri', pattern: '.+/v[0-1](\\.[0-9]+)*/?$' }, version: { type: 'string' } } }
+  const document = { openapi: '3.0.0', info: { title: 'Versions', version: '1.0.0' }, paths: { '/versions': { get: { responses: { 200: { description: 'a version', content: { 'application/json': { schema: versions } } } } } } } }
+  const { logStream, lines } = captureLog()
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'info' }), { text: '', document }, 'versions.json', logStream)
+  t.teardown(() => app.close())
+  const { url } = (await app.inject({ method: 'GET', url: '/versions' })).json()
+  t.ok(/.+\/v[0-1](\.[0-9]+)*\/?$/.test(url) && URL.canParse(url), `a URL of the pattern: ${url}`)
+  t.notOk(lines.some((line) => /closest/.test(line.problem ?? '')), 'no closest sample named at start')
+})

@@ -55,6 +55,8 @@ const FORMATS: Record<string, unknown> = {
   double: 0
 }
 
+const FORMAT_VALUES = new Set(Object.values(FORMATS))
+
 // A CommonJS module whose default export is the class.
 const RandExp = ((RandExpModule as unknown as { default?: typeof RandExpModule }).default ?? RandExpModule) as unknown as new (pattern: string) => { randInt: (from: number, to: number) => number, max: number, defaultRange: { subtract: (from: number, to?: number) => void }, gen: () => string }
 
@@ -170,6 +172,10 @@ function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: un
     // requires comes back.
     const before = given.get(fix.pointer) ?? new Set<string>()
     given.set(fix.pointer, before)
+    // A format's value its pattern refuses (optimade's version URLs, a uri that ends in /v1): that
+    // value with the pattern's match after it, where the pattern takes it (one open at its start).
+    const refused = at(current, fix.pointer)
+    if (error?.keyword === 'pattern' && typeof refused === 'string' && before.has(JSON.stringify(refused)) && FORMAT_VALUES.has(refused) && takes(error.params.pattern, refused + fix.by)) fix.by = refused + fix.by
     // A pattern's first match its bounds refuse (AWS Location's ^geo:\w*\*?$, at least 5 long): its longest.
     if (error?.keyword === 'pattern' && before.has(JSON.stringify(fix.by))) fix.by = matching(error.params.pattern, 'longest') ?? fix.by
     const again = fix.by !== undefined && before.has(JSON.stringify(fix.by))
