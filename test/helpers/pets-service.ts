@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Test } from 'tap'
-import { answer, serveText } from './hand-served.ts'
+import { answer, methodAnswer, serveText } from './hand-served.ts'
 
 // A small service written by hand on node:http, with nothing of the engine in it, that keeps the
 // word of its document (PETS) unless it is told to break it in one way (a Fault): the verifier's
@@ -75,7 +75,9 @@ export const FAULTS = {
   'a name at its maxLength refused': 'positive_data_acceptance',
   'a name counted in bytes': 'positive_data_acceptance',
   'a limit at its maximum refused': 'positive_data_acceptance',
-  'an added pet not kept': 'ensure_resource_availability'
+  'an added pet not kept': 'ensure_resource_availability',
+  'an undeclared method answered 404': 'unsupported_method',
+  'a 405 without Allow': 'unsupported_method'
 } as const
 export type Fault = keyof typeof FAULTS
 
@@ -84,6 +86,7 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
   const stored = new Map<number, Record<string, unknown>>([[1, { id: 1, name: 'Rex', tag: 'dog' }]])
   const requests: Array<{ method: string, url: string }> = []
   let refusedForRate = 0
+  const notAllowed = methodAnswer(PETS)
   const handle = (req: IncomingMessage, res: ServerResponse, text: string): void => {
     requests.push({ method: req.method!, url: req.url! })
     // Too many requests, the first `tooMany` times: a 429 to be waited out, which no operation declares.
@@ -91,6 +94,9 @@ export async function startPets (t: Test, fault?: Fault, { tooMany = 0 } = {}): 
       refusedForRate++
       return answer(res, 429, { message: 'slow down' }, { 'retry-after': '1' })
     }
+    // A method the path does not declare, as a router answers it, before any credentials are asked for.
+    const allow = notAllowed(req.method!, req.url!.split('?')[0])
+    if (allow !== undefined && fault !== 'an undeclared method answered 404') return answer(res, 405, { message: `${req.method!} is not one of ${allow}` }, fault === 'a 405 without Allow' ? {} : { allow })
     const authorized = fault === 'any bearer token taken' ? /^Bearer \S+$/.test(req.headers.authorization ?? '') : req.headers.authorization === `Bearer ${TOKEN}`
     if (fault !== 'auth ignored' && !authorized) return answer(res, 401, { message: 'no credentials' }, { 'www-authenticate': 'Bearer' })
     const url = new URL(req.url!, 'http://pets')

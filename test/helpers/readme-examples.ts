@@ -67,7 +67,7 @@ export const EVERYDAY = [
 export const exampleNames = (): string[] => [...files(join(EXAMPLES, '3.0/json')), ...files(join(EXAMPLES, '3.1/json'))].map((file) => relative(EXAMPLES, file))
 
 // What the mock answers each kind of invalid request with.
-const REFUSED_WITH: Record<string, number> = { 'no credentials': 401, 'undeclared media type': 415 }
+const REFUSED_WITH: Record<string, number> = { 'no credentials': 401, 'undeclared media type': 415, 'undeclared method': 405 }
 
 // Answers that keep the document's word, and that a check names all the same, by design:
 // - an operation that declares no success (its only answers are 4xx or 5xx ones) is answered with

@@ -212,5 +212,5 @@ export async function startThings (t: Test, fault?: ThingsFault): Promise<{ url:
     }
     answer(res, 404, { message: 'no such path' })
   }
-  return { url: await serveText(t, handle) }
+  return { url: await serveText(t, handle, THINGS) }
 }

@@ -34,7 +34,7 @@ const verifiedFaithful = (t: Test) => (faithful ??= verified(t))
 
 /** `document` verified (seed 7, unless given) against a service of `handle` written by hand in the test, over real HTTP: the verification, and the service's URL. */
 async function verifiedAgainst (t: Test, document: object, handle: Parameters<typeof serveText>[1], seed = 7) {
-  const url = await serveText(t, handle)
+  const url = await serveText(t, handle, document)
   const http = httpTransport(url, { timeoutMs: 10_000, connections: 4 })
   t.teardown(http.close)
   return { verification: await verify(structuredClone(document) as any, http.send, { seed }), url }

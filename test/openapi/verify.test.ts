@@ -13,6 +13,7 @@ import { httpTransport } from '../../src/openapi/verify/http.ts'
 import { evaluate, type Exchange } from '../../src/openapi/verify/links.ts'
 import { reportOf, summaryOf } from '../../src/openapi/verify/report.ts'
 import { verify, type VerifyOptions } from '../../src/openapi/verify/verifier.ts'
+import { methodAnswer } from '../helpers/hand-served.ts'
 import { injectTransport } from '../helpers/inject-transport.ts'
 import { FAULTS, PETS, startPets, TOKEN, type Fault } from '../helpers/pets-service.ts'
 import { freePort } from '../helpers/ports.ts'
@@ -22,8 +23,14 @@ import { freePort } from '../helpers/ports.ts'
 // with a curl command that sends the same request and never shows the token.
 
 /** A service of `handle` over real HTTP, closed when the test ends: its URL, and a transport's send to it. */
-async function serving (t: Test, handle: RequestListener): Promise<{ url: string, send: ReturnType<typeof httpTransport>['send'] }> {
-  const server = createServer(handle)
+async function serving (t: Test, handle: RequestListener, document?: { paths?: Record<string, object> }): Promise<{ url: string, send: ReturnType<typeof httpTransport>['send'] }> {
+  // With a document, routed as a framework routes it: a method none of its paths declares answered 405.
+  const notAllowed = document === undefined ? () => undefined : methodAnswer(document)
+  const server = createServer((req, res) => {
+    const allow = notAllowed(req.method!, req.url!.split('?')[0])
+    if (allow === undefined) handle(req, res)
+    else res.writeHead(405, { allow }).end()
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => server.close(resolve)))
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
@@ -60,8 +67,11 @@ t.test('a service that keeps its word: every operation verified, nothing found',
   }
   const atBounds = verification.operations.flatMap((o) => o.sent.filter((s) => s.source === 'bounds').map((s) => `${s.request.method} ${s.request.path}${s.request.body === undefined ? '' : ` ${String(s.request.body)}`}`))
   t.same(atBounds.map((sent) => sent.replace(/é{40}/, 'é * 40')), ['GET /pets?limit=100', 'POST /pets {"name":"x","tag":"string","secret":"string"}', 'POST /pets {"name":"é * 40","tag":"string","secret":"string"}'], 'the sample at its lowest and its highest bounds, where it has any: a limit at its maximum (the sample\'s is its minimum), a name at its minLength and at its maxLength, not in ASCII')
+  t.same(verification.operations.flatMap((o) => o.sent.filter((s) => s.fault === 'undeclared method').map((s) => `${o.method} ${o.path}: ${s.request.method} ${s.request.path.split('?')[0]} ${s.status}`)),
+    ['GET /pets: PUT /pets 405', 'GET /pets: DELETE /pets 405', 'GET /pets: PATCH /pets 405', 'GET /pets/{id}: PUT /pets/1 405', 'GET /pets/{id}: POST /pets/1 405', 'GET /pets/{id}: DELETE /pets/1 405', 'GET /pets/{id}: PATCH /pets/1 405'],
+    'each method a path does not declare, sent once, by its first operation: 405')
   const faults = new Set(verification.operations.flatMap((o) => o.sent.map((s) => s.fault)).filter(Boolean))
-  t.same([...faults].sort(), ['body property of the wrong type', 'body property out of its bounds', 'body without a required property', 'no credentials', 'parameter out of its bounds', 'path parameter of the wrong type', 'required query parameter missing', 'undeclared media type', 'wrong credentials'], 'each kind of invalid request the document allows')
+  t.same([...faults].sort(), ['body property of the wrong type', 'body property out of its bounds', 'body without a required property', 'no credentials', 'parameter out of its bounds', 'path parameter of the wrong type', 'required query parameter missing', 'undeclared media type', 'undeclared method', 'wrong credentials'], 'each kind of invalid request the document allows')
 })
 
 for (const [fault, check] of Object.entries(FAULTS) as Array<[Fault, string]>) {
@@ -71,7 +81,7 @@ for (const [fault, check] of Object.entries(FAULTS) as Array<[Fault, string]>) {
     const named = found.filter((v) => v.check === check)
     t.ok(named.length > 0, `${check} names it: ${JSON.stringify(found.map((v) => `${v.operation} ${v.check}: ${v.detail}`))}`)
     for (const v of named) {
-      t.match(v.curl, /^curl -sS -i -X (GET|POST) 'http:\/\/127\.0\.0\.1:\d+\/pets/, 'a curl command to the service')
+      t.match(v.curl, /^curl -sS -i -X (GET|POST|PUT|DELETE|PATCH) 'http:\/\/127\.0\.0\.1:\d+\/pets/, 'a curl command to the service')
       t.notMatch(v.curl, TOKEN, 'without the token')
     }
     if (fault === 'auth ignored') t.notMatch(named[0].curl, /authorization/i, 'the request had no credentials')
@@ -383,7 +393,7 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
       const refused = JSON.parse(Buffer.concat(chunks).toString()).size === 40
       res.writeHead(refused ? 400 : 201).end()
     })
-  })
+  }, bounded('3.1.0', exclusive31))
   const violations = (await verify(bounded('3.1.0', exclusive31) as any, send, { seed: 1, generated: 0 })).operations[0].violations
   // It takes every value past a bound: each one named, within the body too.
   t.match(violations.filter((v) => v.check === 'negative_data_rejection').map((v) => v.detail).join('\n'), /body property out of its bounds, lines\[0\]\.sku pattern\) accepted with 201/, 'a value past its bound within the body, taken')
@@ -406,7 +416,7 @@ t.test('a list parameter\'s items past their bounds: an enum of statuses to filt
   t.same(mocked.operations[0].violations, [], 'the mock refuses it')
   t.match(mocked.operations[0].sent.filter((s) => s.breaks !== undefined).map((s) => `${s.breaks} ${s.request.path} ${s.status}`), [/^status\[0\] enum \/orders\?status=not-one-of-its-values 400$/], 'sent, named by its place')
   // A service that filters by what it knows and ignores the rest takes it.
-  const { send } = await serving(t, (_req, res) => { res.writeHead(200).end() })
+  const { send } = await serving(t, (_req, res) => { res.writeHead(200).end() }, filtered)
   const found = (await verify(structuredClone(filtered) as any, send, { seed: 1, generated: 0 })).operations[0].violations
   t.same(found.map((v) => v.detail), ['an invalid request (parameter out of its bounds, status[0] enum) accepted with 200'])
 })
@@ -431,7 +441,7 @@ t.test('a body composed with allOf, one part requiring what another declares: se
   t.same(mocked.operations[0].violations, [], 'the mock refuses each')
   t.same(mocked.operations[0].sent.filter((s) => s.status === 400).map((s) => s.breaks ?? s.fault), ['body without a required property', 'body property of the wrong type', 'due required (day)'], 'each sent')
   // A service that takes any JSON takes them.
-  const { send } = await serving(t, (_req, res) => { res.writeHead(201).end() })
+  const { send } = await serving(t, (_req, res) => { res.writeHead(201).end() }, composed)
   const found = (await verify(structuredClone(composed) as any, send, { seed: 1, generated: 0 })).operations[0].violations
   t.match(found.map((v) => v.detail), [/without a required property/, /of the wrong type/, /due required \(day\)/])
 })
@@ -439,7 +449,7 @@ t.test('a body composed with allOf, one part requiring what another declares: se
 t.test('integers of format int32 are drawn within its range: as many generated requests sent as asked, none the engine would refuse', async (t) => {
   const counts = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((name, i) => [name, { type: 'integer', format: 'int32', ...(i % 2 === 0 && { minimum: 1 }) }]))
   const document = { openapi: '3.1.0', info: { title: 'Counts', version: '1.0.0' }, paths: { '/counts': { post: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: Object.keys(counts), properties: counts } } } }, responses: { 204: { description: 'kept' } } } } } }
-  const { send } = await serving(t, (_req, res) => { res.writeHead(204).end() })
+  const { send } = await serving(t, (_req, res) => { res.writeHead(204).end() }, document)
   const { sent } = (await verify(document as any, send, { seed: 3, generated: 10 })).operations[0]
   const generated = sent.filter((s) => s.source === 'generated').map((s) => Object.values(JSON.parse(String(s.request.body))) as number[])
   t.equal(generated.length, 10, 'ten drawn, ten sent (six int32s each, drawn past their range half the time, left one in 64 valid)')
@@ -508,7 +518,7 @@ t.test('a body without a property its others require (3.1\'s dependentRequired, 
     t.same(mocked.operations[0].violations, [], `${named}: the mock refuses it`)
     t.ok(mocked.operations[0].sent.some((s) => s.fault === 'body without a property its others require' && s.status === 400), `${named}: sent`)
     // A service that takes any JSON takes it.
-    const { send } = await serving(t, (_req, res) => { res.writeHead(201).end() })
+    const { send } = await serving(t, (_req, res) => { res.writeHead(201).end() }, document)
     const found = (await verify(structuredClone(document) as any, send, { seed: 1, generated: 0 })).operations[0].violations
     t.ok(found.some((v) => v.detail === 'an invalid request (body without a property its others require) accepted with 201'), `${named}: found`)
   }
@@ -528,7 +538,7 @@ t.test('a header\'s value as HTTP carries it, without the spaces about it: a pat
   const { send } = await serving(t, (req, res) => {
     const pattern = new RegExp(document.paths[req.url as '/open' | '/spaced'].get.parameters[0].schema.pattern)
     res.writeHead(pattern.test(String(req.headers['x-bearer'])) ? 200 : 400).end()
-  })
+  }, document)
   const verification = await verify(structuredClone(document) as any, send, { seed: 42 })
   t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.path} ${v.check}: ${v.detail}`)), [], 'no valid request refused')
   const [open, spaced] = verification.operations

@@ -37,7 +37,7 @@ const overHead = (request: HttpRequest): boolean =>
 
 export type Fault = 'body without a required property' | 'body without a property its others require' | 'body property of the wrong type' | 'body property out of its bounds' |
   'required query parameter missing' | 'required header missing' | 'path parameter of the wrong type' | 'parameter out of its bounds' |
-  'undeclared media type' | 'no credentials' | 'wrong credentials'
+  'undeclared media type' | 'no credentials' | 'wrong credentials' | 'undeclared method'
 
 /** Where a valid request's values come from: a link's are given by an earlier answer (links.ts), the rest are samples; the proxy's, a client's live traffic. */
 export const SOURCES = ['example', 'sample', 'minimal', 'bounds', 'generated', 'link', 'sequence', 'traffic'] as const

@@ -16,9 +16,9 @@ import type { Case } from './cases.ts'
 // the operation does not declare is left to negative_data_rejection.) Of a valid request's: not
 // refused for its content (400, 415, 422). Of an invalid request's: refused with a 4xx. Of one sent
 // without the credentials the operation requires, or with stand-ins for the ones given: not
-// answered as if it had them. Of a request a link made from a POST's or PUT's success (links.ts):
-// not answered 404, as if nothing had been made; the same, and the other checks of a conversation,
-// in the sequences of sequences.ts.
+// answered as if it had them. Of one of a method its path does not declare: 405, with Allow. Of a
+// request a link made from a POST's or PUT's success (links.ts): not answered 404, as if nothing
+// had been made; the same, and the other checks of a conversation, in the sequences of sequences.ts.
 
 export const CHECKS = [
   'not_a_server_error',
@@ -30,6 +30,8 @@ export const CHECKS = [
   'negative_data_rejection',
   'ignored_auth',
   'ensure_resource_availability',
+  // Of a path's methods no operation declares (verifier.ts).
+  'unsupported_method',
   // Of sequences of requests (sequences.ts).
   'use_after_free',
   'read_after_write',
@@ -37,7 +39,8 @@ export const CHECKS = [
 ] as const
 
 // What the proxy (openapi/proxy/) judges of one exchange of live traffic: the checks above that
-// need no sequence, and whether the client's request is one the document allows.
+// need no sequence, and whether the client's request is one the document allows. (A request of a
+// method its path does not declare is no operation's: the proxy counts it outside the document.)
 export const EXCHANGE_CHECKS = CHECKS.slice(0, CHECKS.indexOf('ensure_resource_availability'))
 export const PROXY_CHECKS = ['request_conformance', ...EXCHANGE_CHECKS] as const
 export type CheckName = typeof CHECKS[number] | 'request_conformance'
@@ -93,6 +96,13 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     const fail = (check: CheckName, detail: string): void => { if (enabled.has(check)) out.push({ check, status, detail }) }
 
     if (status >= 500) fail('not_a_server_error', `answered ${status}`)
+    // A method the path does not declare is no request of the operation's: HTTP's answer is all
+    // there is to judge, 405 with the Allow header that lists the methods it takes (RFC 9110 §15.5.6).
+    if (sent.fault === 'undeclared method') {
+      if (status !== 405) fail('unsupported_method', `a method the path does not declare answered ${status}, not 405`)
+      else if (answer.headers.allow === undefined) fail('unsupported_method', '405 without the Allow header that lists the methods the path takes')
+      return out
+    }
     if (sent.fault === undefined && CONTENT_REFUSALS.has(status) && accepts) {
       const missing = MISSING_DATA.test(answer.body?.toString('utf8').slice(0, 2000) ?? '') ? ' (the answer says what it names does not exist: valid, but about data that is not there; make it first, or send what exists)' : ''
       fail('positive_data_acceptance', `a valid request (${sent.source}) refused with ${status}${missing}: ${excerpt(answer.body)}`)

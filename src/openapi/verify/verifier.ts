@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { undefinedSchemeOf } from '../requests/security.ts'
+import { allowedMethods } from '../routes/methods.ts'
 import { routeList, type Refusal, type RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { planner, SOURCES, Unbuildable, type Case, type Fault, type Planner, type Source } from './cases.ts'
@@ -94,6 +95,28 @@ const SOURCE_NAMED = new RegExp(` \\((${SOURCES.join('|')})\\)`)
 
 // Operations whose requests change nothing: what --only-safe sends.
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
+// The methods an API's operations take (HEAD, OPTIONS and TRACE are HTTP's own): each one a path
+// does not declare is sent to it once, to be answered 405 (unsupported_method).
+const PROBED = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
+
+/**
+ * For the first operation chosen on each path, the methods PROBED that the path does not declare,
+ * as the engine routes them (routes/methods.ts: a templated path's methods serve the paths it
+ * covers); one the engine cannot serve is declared all the same. Only GET where only safe
+ * requests go.
+ */
+function undeclaredMethods (routes: RouteSpec[], refused: Refusal[], chosen: RouteSpec[], onlySafe: boolean): Map<RouteSpec, string[]> {
+  const declared = new Map(allowedMethods(routes).map(({ url, declared }) => [url, declared]))
+  const unserved = new Set(refused.map(({ operation }) => operation))
+  const probes = new Map<RouteSpec, string[]>()
+  const paths = new Set<string>()
+  for (const route of chosen) {
+    if (paths.has(route.url)) continue
+    paths.add(route.url)
+    probes.set(route, PROBED.filter((method) => !declared.get(route.url)!.includes(method) && !unserved.has(`${method} ${route.path}`) && (!onlySafe || SAFE.has(method))))
+  }
+  return probes
+}
 
 /** A seed for each operation, from the run's and the operation's own: its requests do not depend on the order operations run in. */
 function operationSeed (seed: number, route: RouteSpec): number {
@@ -120,6 +143,8 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   const chosen = served.filter((route) => !settings.onlySafe || SAFE.has(route.method))
   const validators = createValidators(doc)
   const checks = settings.checks ?? new Set<CheckName>(CHECKS)
+  // Sent only for the check that judges them.
+  const undeclared = checks.has('unsupported_method') ? undeclaredMethods(routes, refused, chosen, settings.onlySafe === true) : new Map<RouteSpec, string[]>()
   // A link's target is planned and judged as the target itself is, made once for every operation linking to it.
   const targets = new Map<RouteSpec, { plan: Planner, judged: Judge }>()
   const targetOf = (route: RouteSpec): { plan: Planner, judged: Judge } => {
@@ -260,6 +285,15 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
         }
       }
       keep(narrowed?.part ?? sent, narrowed?.found ?? found, narrowed !== undefined ? true : undefined)
+    }
+    // The methods its path does not declare, each on the first valid request's URL, with its
+    // credentials and without its body.
+    const base = fixed.find((sent) => sent.kind === 'valid')
+    for (const method of undeclared.get(route) ?? []) {
+      if (base === undefined) break
+      const headers = Object.fromEntries(Object.entries(base.request.headers).filter(([name]) => !/^content-(type|length)$/i.test(name)))
+      const probe: Case = { ...base, kind: 'invalid', fault: 'undeclared method', request: { method, path: base.request.path, headers } }
+      keep(probe, await run(probe) ?? [])
     }
 
     const drawn = plan.generated()
