@@ -3,7 +3,8 @@ import type { Test } from 'tap'
 
 // What the hand-written services of the verifier's tests share (pets-service.ts, things-service.ts):
 // a node:http server on a free port of 127.0.0.1 that reads each request's body as text before
-// handling it, closed when the test ends; and an answer in JSON (none, for a 204).
+// handling it, closed when the test ends, its document's paths routed as a router routes them;
+// and an answer in JSON (none, for a 204).
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
