@@ -2,7 +2,7 @@ import { ServerResponse, type IncomingHttpHeaders, type IncomingMessage } from '
 import { PassThrough } from 'node:stream'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify'
-import { DuplicateKeyError, ForbiddenKeyError, InexactNumberError, MissingCredentialsError, TooDeepError } from '../../errors.ts'
+import { DuplicateKeyError, ForbiddenKeyError, InexactNumberError, MethodNotAllowedError, MissingCredentialsError, TooDeepError } from '../../errors.ts'
 import type { HttpConfig } from '../../http/config.ts'
 import { carriesBody } from '../../http/message-body.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
@@ -54,7 +54,7 @@ export interface ExchangeJudge {
 }
 
 /** What the engine decided of a request: the status it would answer, and where it refused it, its operation (if any) and why. */
-interface Decided { status: number, route?: RouteSpec, reason?: string, code?: string }
+interface Decided { status: number, route?: RouteSpec, reason?: string, code?: string, url?: string }
 /**
  * A request the engine is deciding: the body it reads in place of the request's own, which the
  * proxy has passed on; none where the request says it has none and names no media type (Fastify
@@ -91,6 +91,7 @@ const ANSWER_ONLY: ReadonlySet<CheckName> = new Set(['positive_data_acceptance',
 // A request without the credentials its operation requires: the client's fault like any other, and to
 // the answer's checks the verifier's request without them (ignored_auth, where the service takes it).
 const MISSING_CREDENTIALS = new MissingCredentialsError('').code
+const METHOD_NOT_ALLOWED = new MethodNotAllowedError('', '', '').code
 // What the engine refuses for bounds of its own, not the document's (http/json-body.ts, and numbers
 // it cannot hold exactly): named as the request's fault, but a service that takes it breaks
 // nothing the document says.
@@ -127,7 +128,7 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
         reply.code(204).send()
       })
       app.addHook('onError', (request: FastifyRequest, reply: FastifyReply, error: Error & { code?: string }, done: HookHandlerDoneFunction) => {
-        decidingOf(reply).decided = { route: request.routeOptions.config.openapi?.route, reason: error.message, code: error.code ?? '' }
+        decidingOf(reply).decided = { route: request.routeOptions.config.openapi?.route, reason: error.message, code: error.code ?? '', url: request.routeOptions.url }
         done()
       })
       return Object.fromEntries(served.map((route) => [route.operationId, unreachable]))
@@ -159,7 +160,7 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
       if (!whole) notes.push(cutOff === true ? 'a request body its client stopped sending once answered: the request passed on unjudged' : `a request body of over ${http.bodyLimit} bytes: the request passed on unjudged`)
       const decided = await decide(incoming, url, body)
       const { route } = decided
-      if (route === undefined) return { violations: [], notes: [] }
+      if (route === undefined) return undeclaredMethod(decided, answer, method === 'HEAD', failure)
       const reason = whole ? decided.reason : undefined
       let fault = reason === undefined ? undefined : decided.code === MISSING_CREDENTIALS ? 'no credentials' : reason
       const violations: Violation[] = []
@@ -183,6 +184,21 @@ export async function exchangeJudge ({ http, document, file, enabled }: { http: 
       violations.push(...answered(route, { source: 'traffic', fault, conditional, upgrade: headers.upgrade !== undefined }, answer, method === 'HEAD', notes, whole && !ownBound && !marked ? undefined : ANSWER_ONLY))
       return { route, violations, notes }
     }
+  }
+
+  /**
+   * A request of a method its path does not declare (the engine's 405), judged under the path's
+   * first operation, as the verifier sends one (unsupported_method): the client's fault, and the
+   * service's answer to it. Any other request no operation takes is none of the document's.
+   */
+  function undeclaredMethod (decided: Decided, answer: Exchange['answer'], head: boolean, failure?: string): Verdict {
+    const first = decided.code === METHOD_NOT_ALLOWED ? routes.find((route) => route.url === decided.url) : undefined
+    if (first === undefined) return { violations: [], notes: [] }
+    const violations: Violation[] = enabled.has('request_conformance') ? [{ check: 'request_conformance', status: answer.status, detail: `the request breaks the document (${decided.status}): ${decided.reason}` }] : []
+    if (failure !== undefined) return { route: first, violations, notes: [`answered ${answer.status} by the proxy: ${failure}`] }
+    const notes: string[] = []
+    violations.push(...answered(first, { source: 'traffic', fault: 'undeclared method' }, answer, head, notes))
+    return { route: first, violations, notes }
   }
 
   /** The answer's violations, by the checks `except` leaves; what cannot be judged of it, in `notes`. A HEAD's answer has no body to judge, its operation declared for HEAD or a GET's (the engine routes a HEAD to its path's GET). */

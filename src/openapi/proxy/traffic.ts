@@ -4,7 +4,7 @@ import type { Refusal, RouteSpec } from '../routes/routes.ts'
 // What the proxy saw, for its report on exit (the verifier's format, verify/report.ts): one
 // entry per operation seen, with its requests, the statuses it was answered with, each distinct
 // violation once (with the first request that showed it) and its notes; the operations no
-// request reached, and the requests the document has no operation for. Bounded: so many
+// request reached, and the requests of paths the document does not have. Bounded: so many
 // violations and notes an operation, so many requests outside the document.
 
 const MOST_PER_OPERATION = 50
@@ -39,7 +39,7 @@ export class Traffic {
     }
   }
 
-  /** A request no operation of the document takes (its path, or its method on that path). */
+  /** A request of a path the document does not have (one of a method its path does not declare is its first operation's: judge.ts). */
   outside (method: string, path: string): void {
     this.#requests++
     const key = `${method} ${path}`

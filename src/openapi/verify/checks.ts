@@ -29,9 +29,8 @@ export const CHECKS = [
   'positive_data_acceptance',
   'negative_data_rejection',
   'ignored_auth',
-  'ensure_resource_availability',
-  // Of a path's methods no operation declares (verifier.ts).
   'unsupported_method',
+  'ensure_resource_availability',
   // Of sequences of requests (sequences.ts).
   'use_after_free',
   'read_after_write',
@@ -39,8 +38,7 @@ export const CHECKS = [
 ] as const
 
 // What the proxy (openapi/proxy/) judges of one exchange of live traffic: the checks above that
-// need no sequence, and whether the client's request is one the document allows. (A request of a
-// method its path does not declare is no operation's: the proxy counts it outside the document.)
+// need no sequence, and whether the client's request is one the document allows.
 export const EXCHANGE_CHECKS = CHECKS.slice(0, CHECKS.indexOf('ensure_resource_availability'))
 export const PROXY_CHECKS = ['request_conformance', ...EXCHANGE_CHECKS] as const
 export type CheckName = typeof CHECKS[number] | 'request_conformance'
