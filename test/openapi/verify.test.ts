@@ -404,6 +404,25 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
   t.equal(body.tags.length, 1, 'and nothing else at its highest')
 })
 
+t.test('a multipart list at a maxItems of 1,000 (restful4up\'s strings to ignore), a part an item: its highest bound not sent, which the engine refuses before reading it; the mock, nothing found', async (t) => {
+  const upload = {
+    openapi: '3.0.3',
+    info: { title: 'Rules', version: '1.0.0' },
+    paths: {
+      '/rules': {
+        post: {
+          requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' }, ignore: { type: 'array', maxItems: 1000, items: { type: 'string' } } } } } } },
+          responses: { 200: { description: 'the rules' }, 400: { description: 'bad' } }
+        }
+      }
+    }
+  }
+  const verification = await verifiedMockOverHttp(t, upload, { generated: 0 })
+  t.same(verification.operations[0].violations, [], 'nothing found')
+  const parts = verification.operations[0].sent.filter((s) => s.kind === 'valid').map((s) => String(s.request.body).split('name="ignore"').length - 1)
+  t.ok(parts.length > 0 && parts.every((count) => count < 1000), `no valid body of 1,000 items sent (their counts: ${parts.join(', ')})`)
+})
+
 t.test('a list parameter\'s items past their bounds: an enum of statuses to filter by, its first item not one of them', async (t) => {
   const filtered = {
     openapi: '3.1.0',

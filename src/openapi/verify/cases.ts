@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
+import { httpConfig } from '../../http/config.ts'
 import { jsonText, parseJsonBody } from '../../http/json-body.ts'
 import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
 import { parameterValidation } from '../requests/request-validation.ts'
@@ -34,6 +35,19 @@ const MAX_HEAD_BYTES = 8 * 1024
 /** Whether a request's line and headers pass MAX_HEAD_BYTES. */
 const overHead = (request: HttpRequest): boolean =>
   Buffer.byteLength(request.path) + Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + Buffer.byteLength(value) + 4, 0) > MAX_HEAD_BYTES
+
+// The most fields of a form, or parts of a multipart body, the engine reads (MAX_PARTS at its
+// default, @fastify/multipart's bound): past it, it answers 413 before reading them, as servers
+// bound theirs. A list of 1,000 items at its maxItems, one part an item, is past it.
+const MAX_PARTS = httpConfig.variables.MAX_PARTS.default as number
+
+/** A form's fields, or a multipart body's parts, as the request carries them (spelling.ts); 0 for any other body. */
+function partCount ({ headers, body }: HttpRequest): number {
+  const type = headers['content-type'] ?? ''
+  if (typeof body !== 'string') return 0
+  if (type.startsWith('multipart/')) return body.split('\r\nContent-Disposition: form-data').length - 1
+  return type.startsWith('application/x-www-form-urlencoded') && body !== '' ? body.split('&').length : 0
+}
 
 export type Fault = 'body without a required property' | 'body without a property its others require' | 'body property of the wrong type' | 'body property out of its bounds' |
   'required query parameter missing' | 'required header missing' | 'path parameter of the wrong type' | 'parameter out of its bounds' |
@@ -226,6 +240,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
       return err as Error
     }
     if (overHead(sent.request)) return new Error(`a request line and headers over ${MAX_HEAD_BYTES} bytes, which servers refuse before the API sees them`)
+    if (partCount(sent.request) > MAX_PARTS) return new Error(`a body of more than ${MAX_PARTS} fields or parts, which the engine refuses (413) before reading them`)
     return engineRefuses(sent.request, values) ?? sent
   }
 
