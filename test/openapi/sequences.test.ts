@@ -881,6 +881,17 @@ t.test('a create\'s Location with a malformed escape (%zz): named, and the run g
   t.match(found, [/^ensure_resource_availability: notes (\d+) made, and its Location names no such item: \/notes\/%zz \(the item is \/notes\/\1\)$/])
 })
 
+t.test('a double past 2^53 (Google Wallet\'s coordinates, drawn as 9.8e16 and 1.9e202) read back as the service keeps its digits, exactly (a bigint): the same double, held; another: read_after_write', async (t) => {
+  const doc = { openapi: '3.1.0', info: { title: 'Points', version: '1.0.0' }, paths: {} } as any
+  const validators = createValidators(doc)
+  const schema = { type: 'object', properties: { longitude: { type: 'number', format: 'double' }, far: { type: 'number' } } }
+  const sent = { longitude: 98284389514910980, far: 1.9152671740658813e+202 }
+  // As the verifier reads the answer's digits (parseExactJson): integers past 2^53, exactly.
+  const read = { longitude: 98284389514910980n, far: 19152671740658813n * 10n ** 186n }
+  t.same(unwritten(doc, validators, schema, undefined, sent, read), [], 'each read as the integer its digits spell, the double written')
+  t.same(unwritten(doc, validators, schema, undefined, sent, { ...read, longitude: 98284389514911000n }), ['longitude: written 98284389514910980, read 98284389514911000'], 'an integer of another double: found')
+})
+
 t.test('a value read back in the store\'s own spelling of its format (a date-time as the same instant, a float as float32 keeps it, a uri as a URL parser writes it, a uuid in capitals, a set in another order): held; another instant (an offset dropped, drawn instants being at any), a float rounded to an integer, a set that lost a member: read_after_write', async (t) => {
   const doc = { openapi: '3.1.0', info: { title: 'Events', version: '1.0.0' }, paths: {} } as any
   const validators = createValidators(doc)

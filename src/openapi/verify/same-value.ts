@@ -9,7 +9,8 @@ import { isObject } from '../schemas/schema-at.ts'
 // `…22.000Z` or `…22+00:00`, as JavaScript's Date, PostgreSQL or Python write it), a float
 // (`format: float`) as float32 keeps it (`0.1` as `0.10000000149011612`), a uri as a URL parser
 // writes it (`https://a.example` as `https://a.example/`), a uuid in either case; a list of unique
-// items (`uniqueItems`) in any order. Anything else must come back as it was sent.
+// items (`uniqueItems`) in any order. A double past 2^53, read exactly as the integer it spells,
+// is that double. Anything else must come back as it was sent.
 
 /** The document and the read's schema of a value, where the comparison knows them. */
 export interface ReadAs { doc: OpenApiDocument, schema: unknown }
@@ -69,6 +70,9 @@ export function holds (read: unknown, written: unknown, as?: ReadAs): boolean {
       return holds(read[name], value, at(declared[name] ?? additional))
     })
   }
+  // A number written as a double and read exactly (an integer past 2^53, a bigint: 9.8e16, 1e202):
+  // the same double is the same number.
+  if (typeof read === 'bigint' && typeof written === 'number') return Number(read) === written
   return read === written || (isObject(schema) && sameIn(schema.format, read, written))
 }
 
