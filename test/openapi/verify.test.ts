@@ -404,6 +404,15 @@ t.test('values at and past their bounds, for each keyword, in 3.0 and 3.1: the e
   t.equal(body.tags.length, 1, 'and nothing else at its highest')
 })
 
+t.test('a method another path declares for the URL sent (GitLab\'s PUT /services/asana, beside GET and DELETE /services/{slug}, its slug asana): not sent as undeclared, to either path; the mock, nothing found', async (t) => {
+  const slug = { name: 'slug', in: 'path', required: true, schema: { type: 'string', enum: ['asana', 'bamboo'] } }
+  const services = { openapi: '3.1.0', info: { title: 'Services', version: '1.0.0' }, paths: { '/services/asana': { put: { responses: { 200: { description: 'set' } } } }, '/services/{slug}': { get: { parameters: [slug], responses: { 200: { description: 'it' }, 400: { description: 'bad' } } }, delete: { parameters: [slug], responses: { 204: { description: 'gone' }, 400: { description: 'bad' } } } } } }
+  const verification = await verifiedMockOverHttp(t, services, { generated: 0 })
+  t.same(verification.operations.flatMap((o) => o.violations), [], 'nothing found')
+  t.same(verification.operations.flatMap((o) => o.sent.filter((s) => s.fault === 'undeclared method').map((s) => `${s.request.method} ${s.request.path} ${s.status}`)),
+    ['POST /services/asana 405', 'PATCH /services/asana 405', 'POST /services/asana 405', 'PATCH /services/asana 405'], 'each path\'s methods that no operation declares for its URL: not PUT, nor GET and DELETE, which /services/{slug} declares')
+})
+
 t.test('a multipart list at a maxItems of 1,000 (restful4up\'s strings to ignore), a part an item: its highest bound not sent, which the engine refuses before reading it; the mock, nothing found', async (t) => {
   const upload = {
     openapi: '3.0.3',

@@ -1,7 +1,6 @@
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { undefinedSchemeOf } from '../requests/security.ts'
-import { allowedMethods } from '../routes/methods.ts'
 import { routeList, type Refusal, type RouteSpec } from '../routes/routes.ts'
 import { createValidators } from '../schemas/validation.ts'
 import { planner, SOURCES, Unbuildable, type Case, type Fault, type Planner, type Source } from './cases.ts'
@@ -100,22 +99,18 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
 const PROBED = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
 
 /**
- * For the first operation chosen on each path, the methods PROBED that the path does not declare,
- * as the engine routes them (routes/methods.ts: a templated path's methods serve the paths it
- * covers); one the engine cannot serve is declared all the same. Only GET where only safe
- * requests go.
+ * Whether an operation of the document, of `method`, takes the concrete `path` (each parameter of
+ * its template a segment, an empty one too, as Fastify's router takes it): the engine routes the
+ * request there, its own template's or another's (GitLab's PUT /services/asana takes
+ * /services/{slug}'s URL of that slug; Superset's PUT /dashboard/{pk}, /dashboard/). One the
+ * engine cannot serve is declared all the same.
  */
-function undeclaredMethods (routes: RouteSpec[], refused: Refusal[], chosen: RouteSpec[], onlySafe: boolean): Map<RouteSpec, string[]> {
-  const declared = new Map(allowedMethods(routes).map(({ url, declared }) => [url, declared]))
-  const unserved = new Set(refused.map(({ operation }) => operation))
-  const probes = new Map<RouteSpec, string[]>()
-  const paths = new Set<string>()
-  for (const route of chosen) {
-    if (paths.has(route.url)) continue
-    paths.add(route.url)
-    probes.set(route, PROBED.filter((method) => !declared.get(route.url)!.includes(method) && !unserved.has(`${method} ${route.path}`) && (!onlySafe || SAFE.has(method))))
-  }
-  return probes
+function declaredAt (routes: RouteSpec[], refused: Refusal[]): (method: string, path: string) => boolean {
+  const operations = [...routes.map(({ method, path }) => `${method} ${path}`), ...refused.map(({ operation }) => operation)].map((operation) => {
+    const [method, template] = [operation.slice(0, operation.indexOf(' ')), operation.slice(operation.indexOf(' ') + 1)]
+    return { method, takes: new RegExp(`^${template.split(/\{[^}]+\}/).map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`) }
+  })
+  return (method, path) => operations.some((operation) => operation.method === method && operation.takes.test(path))
 }
 
 /** A seed for each operation, from the run's and the operation's own: its requests do not depend on the order operations run in. */
@@ -143,8 +138,12 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
   const chosen = served.filter((route) => !settings.onlySafe || SAFE.has(route.method))
   const validators = createValidators(doc)
   const checks = settings.checks ?? new Set<CheckName>(CHECKS)
-  // Sent only for the check that judges them.
-  const undeclared = checks.has('unsupported_method') ? undeclaredMethods(routes, refused, chosen, settings.onlySafe === true) : new Map<RouteSpec, string[]>()
+  // The methods each path does not declare are sent by its first operation chosen, only for the
+  // check that judges them; GET alone where only safe requests go.
+  const declared = declaredAt(routes, refused)
+  const probing = new Map<string, RouteSpec>()
+  if (checks.has('unsupported_method')) for (const route of chosen) if (!probing.has(route.url)) probing.set(route.url, route)
+  const probed = PROBED.filter((method) => !settings.onlySafe || SAFE.has(method))
   // A link's target is planned and judged as the target itself is, made once for every operation linking to it.
   const targets = new Map<RouteSpec, { plan: Planner, judged: Judge }>()
   const targetOf = (route: RouteSpec): { plan: Planner, judged: Judge } => {
@@ -289,8 +288,9 @@ export async function verify (doc: OpenApiDocument, send: Transport, options: Ve
     // The methods its path does not declare, each on the first valid request's URL, with its
     // credentials and without its body.
     const base = fixed.find((sent) => sent.kind === 'valid')
-    for (const method of undeclared.get(route) ?? []) {
+    for (const method of probing.get(route.url) === route ? probed : []) {
       if (base === undefined) break
+      if (declared(method, base.request.path.split('?')[0])) continue
       const headers = Object.fromEntries(Object.entries(base.request.headers).filter(([name]) => !/^content-(type|length)$/i.test(name)))
       const probe: Case = { ...base, kind: 'invalid', fault: 'undeclared method', request: { method, path: base.request.path, headers } }
       keep(probe, await run(probe) ?? [])
