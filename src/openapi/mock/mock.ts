@@ -94,7 +94,7 @@ export function mock (doc: OpenApiDocument, routes: RouteSpec[], validators: Val
   const check = (media: MediaSpec, value: unknown, using?: Validators): { valid: boolean, why: string } => {
     const validate = validatorOf(media, using)
     if (!validate(value)) return { valid: false, why: errorsText(validate.errors) }
-    const writeOnly = kindOfAnswer(media) === 'json' ? writeOnlyIn(doc, media.schema, value) : undefined
+    const writeOnly = kindOfAnswer(media) === 'json' ? writeOnlyIn(doc, media.schema, value, using ?? validators) : undefined
     return { valid: writeOnly === undefined, why: writeOnly === undefined ? '' : `${writeOnly} is writeOnly, never sent` }
   }
   const where = (route: RouteSpec, response: ResponseSpec, media: MediaSpec) => `${route.method} ${route.path} ${response.status} ${media.type}`

@@ -1,5 +1,6 @@
 import { DocumentError, pointerToken } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
+import type { Validators } from './validation.ts'
 
 // One schema of the document made self-contained, as a validator or a serializer takes it: every
 // $ref into the document becomes a $ref into the schema's own $defs, which carry what it reaches,
@@ -273,28 +274,37 @@ export class SchemaRegistry {
   }
 }
 
-/** The first property of `value` that its schema marks writeOnly, as a JSON pointer; undefined when none is there. */
-export function writeOnlyIn (doc: OpenApiDocument, schema: unknown, value: unknown, at = '', seen = new Set<unknown>()): string | undefined {
-  const s = derefSchema(doc, schema)
-  if (s === null || typeof s !== 'object' || value === null || typeof value !== 'object' || seen.has(s)) return undefined
-  seen.add(s)
-  for (const part of [...s.allOf ?? [], ...s.oneOf ?? [], ...s.anyOf ?? []]) {
-    const found = writeOnlyIn(doc, part, value, at, seen)
-    if (found !== undefined) return found
-  }
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = writeOnlyIn(doc, s.items, item, `${at}/${i}`, new Set(seen))
+/**
+ * The first property of `value` that its schema marks writeOnly, as a JSON pointer; undefined when
+ * none is there. Judged by `validators`, a oneOf's or anyOf's branch marks only what a value it
+ * passes holds (JSON Schema's rule: a subschema that fails gives no annotation); without them,
+ * every branch does, for what is to be left out of a value not yet checked.
+ */
+export function writeOnlyIn (doc: OpenApiDocument, schema: unknown, value: unknown, validators?: Pick<Validators, 'response'>): string | undefined {
+  const find = (schema: unknown, value: unknown, at: string, seen: Set<unknown>): string | undefined => {
+    const s = derefSchema(doc, schema)
+    if (s === null || typeof s !== 'object' || value === null || typeof value !== 'object' || seen.has(s)) return undefined
+    seen.add(s)
+    const branches = [...s.oneOf ?? [], ...s.anyOf ?? []].filter((branch) => validators === undefined || validators.response(branch)(value))
+    for (const part of [...s.allOf ?? [], ...branches]) {
+      const found = find(part, value, at, seen)
+      if (found !== undefined) return found
+    }
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) {
+        const found = find(s.items, item, `${at}/${i}`, new Set(seen))
+        if (found !== undefined) return found
+      }
+      return undefined
+    }
+    for (const [name, property] of Object.entries<any>(s.properties ?? {})) {
+      if (!(name in value)) continue
+      const pointer = `${at}/${pointerToken(name)}`
+      if (derefSchema(doc, property)?.writeOnly === true) return pointer
+      const found = find(property, (value as Record<string, unknown>)[name], pointer, new Set(seen))
       if (found !== undefined) return found
     }
     return undefined
   }
-  for (const [name, property] of Object.entries<any>(s.properties ?? {})) {
-    if (!(name in value)) continue
-    const pointer = `${at}/${pointerToken(name)}`
-    if (derefSchema(doc, property)?.writeOnly === true) return pointer
-    const found = writeOnlyIn(doc, property, (value as Record<string, unknown>)[name], pointer, new Set(seen))
-    if (found !== undefined) return found
-  }
-  return undefined
+  return find(schema, value, '', new Set())
 }

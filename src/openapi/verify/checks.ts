@@ -165,7 +165,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
     }
     const validate = validatorOf(media.schema, validators.response)
     if (!validate(value)) fail('response_schema_conformance', `${status} ${type}: the body breaks its schema: ${errorsText(validate.errors)}`)
-    const writeOnly = writeOnlyIn(doc, media.schema, value)
+    const writeOnly = writeOnlyIn(doc, media.schema, value, validators)
     if (writeOnly !== undefined) fail('response_schema_conformance', `${status} ${type}: ${writeOnly} is writeOnly, never to be sent`)
     return out
   }
