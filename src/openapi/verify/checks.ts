@@ -1,4 +1,3 @@
-import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { parseExactJson } from '../../http/json-body.ts'
 import { responseFor } from '../answers/responses.ts'
 import type { OpenApiDocument } from '../document/document.ts'
@@ -79,12 +78,6 @@ export interface Judge { (sent: Sent, answer: JudgedAnswer, from?: LinkedFrom): 
 
 /** A judge of the operation's answers, by the checks in `enabled`. */
 export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Validators, enabled: ReadonlySet<CheckName>): Judge {
-  const compiled = new WeakMap<object, ValidateFunction>()
-  const validatorOf = (schema: object, make: (schema: object) => ValidateFunction): ValidateFunction => {
-    let validate = compiled.get(schema)
-    if (validate === undefined) compiled.set(schema, validate = make(schema))
-    return validate
-  }
   // An operation that declares no success, and yet some answer (stream-io's WebSocket, contract-p's
   // stats: 400 and 403 alone), promises no valid request is taken: a refusal is all it can answer.
   const accepts = route.responses.length === 0 || route.responses.some((r) => /^2|^default$/i.test(r.status))
@@ -141,7 +134,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       if (schema === undefined) continue
       // A header's value is text, a list's items separated by commas (style simple), as the engine reads parameters.
       const list = [derefSchema(doc, schema)?.type].flat().includes('array')
-      const validate = validatorOf(schema, validators.text)
+      const validate = validators.text(schema)
       if (!validate(list ? value.split(',').map((item) => item.trim()) : value)) fail('response_headers_conformance', `${status} ${name}: ${JSON.stringify(value)} breaks its schema: ${errorsText(validate.errors)}`)
     }
 
@@ -163,7 +156,7 @@ export function judge (doc: OpenApiDocument, route: RouteSpec, validators: Valid
       fail('response_schema_conformance', `${status} ${type}: the body is not JSON: ${excerpt(answer.body)}`)
       return out
     }
-    const validate = validatorOf(media.schema, validators.response)
+    const validate = validators.response(media.schema)
     if (!validate(value)) fail('response_schema_conformance', `${status} ${type}: the body breaks its schema: ${errorsText(validate.errors)}`)
     const writeOnly = writeOnlyIn(doc, media.schema, value, validators)
     if (writeOnly !== undefined) fail('response_schema_conformance', `${status} ${type}: ${writeOnly} is writeOnly, never to be sent`)
