@@ -1,4 +1,4 @@
-import { readConfig, type ConfigOf, type Env } from './config/load.ts'
+import { ConfigError, readConfig, type ConfigOf, type Env } from './config/load.ts'
 import { httpConfig } from './http/config.ts'
 import { opsConfig } from './ops/config.ts'
 import { securityConfig } from './security/config.ts'
@@ -14,4 +14,15 @@ export type Config = ConfigOf<typeof SECTIONS>
 /** Reads the whole configuration from an environment; throws one ConfigError naming every problem. */
 export const loadConfig = (env: Env): Config => readConfig(SECTIONS, env).config
 
-export { ConfigError } from './config/load.ts'
+/** The configuration, or, where it is wrong, every problem on stderr and exit 1: how the server and the mock start. */
+export function loadConfigOrExit (env: Env): Config {
+  try {
+    return loadConfig(env)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    process.stderr.write(`${err.message}\n`)
+    process.exit(1)
+  }
+}
+
+export { ConfigError }

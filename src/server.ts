@@ -11,21 +11,14 @@ keepTickShape()
 // (or NODE_COMPILE_CACHE), where stale entries are never read and are cleaned with the rest.
 // Only modules loaded after this call are cached, hence the dynamic imports.
 enableCompileCache()
-const [{ buildApp }, { ConfigError, loadConfig }, { DOCS_PREFIX }, { logDestination }, { keptToken }, { TokenSet }, { parseStoreUrl }] = await Promise.all([
+const [{ buildApp }, { loadConfig, loadConfigOrExit }, { DOCS_PREFIX }, { logDestination }, { keptToken }, { TokenSet }, { parseStoreUrl }] = await Promise.all([
   import('./app.ts'), import('./config.ts'), import('./openapi/document/docs.ts'), import('./ops/log-destination.ts'), import('./security/generated-token.ts'), import('./security/tokens.ts'), import('./store/url.ts')
 ])
 // Time the process needs to exit after the flush of its traces is given up.
 const EXIT_MARGIN_MS = 100
 
 async function main (): Promise<void> {
-  let config
-  try {
-    config = loadConfig(process.env)
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err
-    process.stderr.write(`${err.message}\n`)
-    process.exit(1)
-  }
+  let config = loadConfigOrExit(process.env)
 
   // No tokens configured: the one kept beside the database. It is printed once, straight to
   // the terminal, never into the logs.

@@ -8,7 +8,7 @@ import { resolve } from 'node:path'
 
 // As server.ts: later starts skip most compiling; only modules loaded after this call are cached.
 enableCompileCache()
-const [{ ConfigError, loadConfig }, { loadDocument }, { basePaths }, { buildMock, RESET_PATH }, { logDestination }] = await Promise.all([
+const [{ loadConfigOrExit }, { loadDocument }, { basePaths }, { buildMock, RESET_PATH }, { logDestination }] = await Promise.all([
   import('../config.ts'), import('../openapi/document/document.ts'), import('../openapi/document/base-paths.ts'), import('./mock-app.ts'), import('../ops/log-destination.ts')
 ])
 
@@ -20,14 +20,7 @@ async function main (): Promise<void> {
     process.stderr.write('Usage: npm run mock -- <document> [--stateless] (an OpenAPI 3.0 or 3.1 document, YAML or JSON)\n')
     process.exit(2)
   }
-  let config
-  try {
-    config = loadConfig(process.env)
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err
-    process.stderr.write(`${err.message}\n`)
-    process.exit(1)
-  }
+  const config = loadConfigOrExit(process.env)
   const logs = logDestination()
   process.on('exit', logs.flushSync)
   // npm runs its scripts at the project's root; the path is the user's, from where they ran it.

@@ -48,7 +48,7 @@ t.test('the service serves a document split over files as the whole', async (t) 
   t.same(served.components.schemas.Plant.properties, plantStore.components.schemas.Plant.properties, 'one self-contained document')
 })
 
-t.test('npm run mock: serves what it can, names what it leaves out; a document it cannot read stops it in one line', async (t) => {
+t.test('npm run mock: serves what it can, names what it leaves out; a document it cannot read, or a bad configuration, stops it with a clear message', async (t) => {
   const mockCommand = { ...await builtBundle(), args: [join(root, 'dist/cli/mock.js')] }
   const dir = t.testdir()
   const file = join(dir, 'api.yaml')
@@ -69,6 +69,10 @@ t.test('npm run mock: serves what it can, names what it leaves out; a document i
   const bad = startServer(t, {}, dir, [], { env: {}, args: [...mockCommand.args, join(dir, 'bad.yaml')] })
   t.equal(await bad.exited, 1)
   t.match(bad.output().stderr, /^The mock cannot start: .*bad\.yaml#\/paths\/~1a: has a \$ref that cannot be resolved: ENOENT[^\n]*\n$/, 'one line, naming the file and the place')
+
+  const misconfigured = startServer(t, { PORT: 'eighty' }, dir, [], { env: {}, args: [...mockCommand.args, file] })
+  t.equal(await misconfigured.exited, 1)
+  t.equal(misconfigured.output().stderr, 'Invalid configuration:\n  - PORT must be an integer from 0 to 65535, got "eighty"\n', 'a configuration it cannot run on: every problem named, as the service names them')
 })
 
 t.test('npm run mock remembers by default, prints what, forgets on POST /__mock/reset; --stateless answers from the document alone', async (t) => {
