@@ -6,6 +6,7 @@ import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { routeList } from '../../src/openapi/routes/routes.ts'
 import { responseFor } from '../../src/openapi/answers/responses.ts'
 import { MAX_COLLECTIONS, MAX_ITEMS, State } from '../../src/openapi/mock/state.ts'
+import { validSample } from '../../src/openapi/schemas/samples.ts'
 import { captureLog } from '../helpers/app.ts'
 import { pets } from './fixtures/pets.ts'
 import { shop } from './fixtures/shop.ts'
@@ -990,6 +991,45 @@ t.test('a list whose items require what a write does not give, declared as an al
   const made = await app.inject({ method: 'POST', url: '/endpoints', payload: { Seconds: 60, Manifests: [{ Name: 'a' }, { Name: 'b' }] } })
   const read = (await app.inject({ method: 'GET', url: `/endpoints/${made.json().Id}` })).json()
   t.match(read, { Seconds: 60, Manifests: [{ Name: 'a', Url: String }, { Name: 'b', Url: String }] }, 'what was written, each manifest with a Url')
+})
+
+t.test('AWS\'s shapes (Amplify\'s apps): a list whose array is an allOf of it and its description lists what was created; keys of an unanchored pattern and a length drawn to fit it, none the document\'s sample', async (t) => {
+  const schemas = {
+    AppId: { type: 'string', pattern: 'd[a-z0-9]+', minLength: 1, maxLength: 20 },
+    App: { type: 'object', required: ['appId', 'name'], properties: { appId: { allOf: [{ $ref: '#/components/schemas/AppId' }, { description: 'Its id.' }] }, name: { type: 'string' } } },
+    Apps: { type: 'array', items: { $ref: '#/components/schemas/App' } },
+    ListAppsResult: { type: 'object', required: ['apps'], properties: { apps: { allOf: [{ $ref: '#/components/schemas/Apps' }, { description: 'The apps.' }] }, nextToken: { type: 'string' } } },
+    AppResult: { type: 'object', required: ['app'], properties: { app: { allOf: [{ $ref: '#/components/schemas/App' }, { description: 'The app.' }] } } }
+  }
+  const appId = { name: 'appId', in: 'path', required: true, schema: { $ref: '#/components/schemas/AppId' } }
+  const document = {
+    openapi: '3.0.0',
+    info: { title: 'Amplify', version: '1.0.0' },
+    components: { schemas },
+    paths: {
+      '/apps': {
+        post: { requestBody: { required: true, ...json({ type: 'object', required: ['name'], properties: { name: { type: 'string' } } }) }, responses: { 200: { description: 'made', ...json({ $ref: '#/components/schemas/AppResult' }) } } },
+        get: { parameters: [{ name: 'nextToken', in: 'query', schema: { type: 'string' } }, { name: 'maxResults', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 100 } }], responses: { 200: { description: 'them', ...json({ $ref: '#/components/schemas/ListAppsResult' }) } } }
+      },
+      '/apps/{appId}': { get: { parameters: [appId], responses: { 200: { description: 'it', ...json({ $ref: '#/components/schemas/AppResult' }) } } } }
+    }
+  }
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'amplify.json')
+  t.teardown(() => app.close())
+  const sample = validSample(document, schemas.AppId, createValidators(document).response(schemas.AppId), { direction: 'response' })?.value
+  const keys: string[] = []
+  for (let i = 0; i < 30; i++) {
+    const made = (await app.inject({ method: 'POST', url: '/apps', payload: { name: `app ${i}` } })).json()
+    keys.push(made.app.appId)
+    t.same((await app.inject({ method: 'GET', url: `/apps/${made.app.appId}` })).json(), made, `app ${i} read back by its key`)
+  }
+  t.equal(new Set(keys).size, 30, 'each its own key')
+  t.ok(keys.every((key) => key.length <= 20 && /d[a-z0-9]+/.test(key)), `each of the pattern and length the key takes: ${keys.join(', ')}`)
+  // The document's own value is what its clients, and a verifier beside them, put in a path for any
+  // item: one made under it would be theirs to change.
+  t.notOk(keys.includes(sample), `none the document's sample (${sample})`)
+  const { apps } = (await app.inject({ method: 'GET', url: '/apps?maxResults=100' })).json()
+  t.same(apps.map((listed: { appId: string }) => listed.appId), keys, 'listed, each once, in the order made')
 })
 
 t.test('a write whose body has no member where the item is enveloped (Square\'s examples, {"request_body": …} where the item is in "location"): an item of the server\'s values, each create its own key', async (t) => {

@@ -75,7 +75,7 @@ function jsonPatched (route: RouteSpec, item: Value, operations: unknown[]): Val
 }
 
 /** Whether a key made up is valid as the item's property and, spelled in the path, as its parameter. */
-function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[], patterns: string[] } {
+function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[], patterns: string[], longest?: number, sample: unknown } {
   const property = derefSchema(doc, resource.property === undefined ? undefined : propertiesOf(doc, resource.schema)[resource.property]) ?? {}
   const declared = derefSchema(doc, Object.values(resource.operations).flatMap((route) => route.parameters).find((p) => p.in === 'path' && p.name === resource.parameter)?.schema) ?? {}
   // A path parameter that lists keys (DaniWeb's /groups/{ID}, an array of int32): one key is one item of it.
@@ -85,9 +85,20 @@ function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validat
   const numeric = [parameter.type].flat().some((type) => type === 'integer' || type === 'number')
   const byParameter = numeric ? validators.response(parameter) : validators.text(parameter)
   const inPath = (key: unknown) => (typeof key === 'string' || typeof key === 'number') && (numeric ? String(key).trim() !== '' && byParameter(Number(key)) : byParameter(String(key)))
-  // A key's patterns, its branches' too (Lucidtech's transitionId: one of two patterns).
-  const patterns = [property, parameter].flatMap((schema) => [schema, ...schema.anyOf ?? [], ...schema.oneOf ?? []]).map((schema) => derefSchema(doc, schema)?.pattern).filter((pattern): pattern is string => typeof pattern === 'string')
-  return { check: (key) => byProperty(key) && inPath(key), inPath, schema: property, enums: [...property.enum ?? [], ...parameter.enum ?? []], patterns }
+  // A key's schemas and their parts (Lucidtech's transitionId: one of two patterns; AWS's: an allOf of the key and its description).
+  const parts = [property, parameter].flatMap((schema) => [schema, ...schema.allOf ?? [], ...schema.anyOf ?? [], ...schema.oneOf ?? []]).map((schema) => derefSchema(doc, schema) ?? {})
+  const patterns = parts.map((schema) => schema.pattern).filter((pattern): pattern is string => typeof pattern === 'string')
+  const lengths = parts.map((schema) => schema.maxLength).filter((length): length is number => typeof length === 'number')
+  return {
+    check: (key) => byProperty(key) && inPath(key),
+    inPath,
+    schema: property,
+    enums: [...property.enum ?? [], ...parameter.enum ?? []],
+    patterns,
+    longest: lengths.length === 0 ? undefined : Math.min(...lengths),
+    // The document's own value (the same each time it is made): what its clients put in a path for any item.
+    sample: validSample(doc, property, byProperty, { direction: 'response' })?.value
+  }
 }
 
 export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: State, validators: Validators, tools: Tools): (route: RouteSpec) => Handler | undefined {
@@ -131,7 +142,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   /** A key for a new item, valid as its property and as the path's parameter: the next number, or a UUID, or one drawn from its pattern, or a sample. */
   const newKey = (resource: Resource, items: Map<string, Item>): unknown => {
-    const { check, schema, enums, patterns } = keyOf(resource)
+    const { check, schema, enums, patterns, longest, sample } = keyOf(resource)
     for (const value of enums) if (!items.has(String(value)) && check(value)) return value
     const types = [schema.type].flat()
     if (types.includes('integer') || types.includes('number')) {
@@ -146,17 +157,17 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     for (let n = items.size + 1; n <= items.size + 100; n++) if (!items.has(String(n)) && check(String(n))) return String(n)
     const uuid = randomUUID()
     if (check(uuid)) return uuid
-    // Keys of a pattern of their own (bk_[a-z0-9]{8}), as a server's own are.
+    // Keys of a pattern of their own (bk_[a-z0-9]{8}), as a server's own are; not the sample, which
+    // a client (or a verifier beside it) puts in a path for any item, and would change another's.
     for (const pattern of patterns) {
       for (let i = 0; i < 5; i++) {
-        const made = matching(pattern, 'drawn')
-        if (made !== undefined && !items.has(made) && check(made)) return made
+        const made = matching(pattern, 'drawn', longest)
+        if (made !== undefined && made !== sample && !items.has(made) && check(made)) return made
       }
     }
-    // The sample (the same each time it is made), or, taken, its last characters made a count:
-    // another key of its length (QLDB's ExportId, 22 characters of a pattern, drawn too short and
-    // too long above).
-    const made = validSample(doc, schema, schemaCheck(schema), { direction: 'response' })?.value
+    // Else the sample, or, taken, its last characters made a count: another key of its length
+    // (QLDB's ExportId, 22 characters of a pattern, drawn too short and too long above).
+    const made = sample
     if (made !== undefined && !items.has(String(made)) && check(made)) return made
     if (typeof made === 'string') {
       for (let n = 1; n <= 100; n++) {

@@ -170,13 +170,27 @@ export function bodyEnvelope (doc: OpenApiDocument, resource: Resource, route: R
 
 /** Where a list answer's items are: the body itself when an array, or its one array property ({ "items": [...] }). */
 export function listIn (doc: OpenApiDocument, schema: unknown): { envelope: Envelope, array: JsonSchema, items: JsonSchema } | undefined {
-  const isArray = (s: any) => s?.type === 'array' || (s?.type === undefined && s?.items !== undefined)
-  const s = derefSchema(doc, schema)
-  if (isArray(s)) return { envelope: [], array: s, items: derefSchema(doc, s.items ?? {}) }
-  const arrays = Object.entries(propertiesOf(doc, s)).map(([name, inner]) => [name, derefSchema(doc, inner)] as const).filter(([, inner]) => isArray(inner))
+  const own = arrayIn(doc, schema)
+  if (own !== undefined) return { envelope: [], array: own, items: derefSchema(doc, own.items ?? {}) }
+  const arrays = Object.entries(propertiesOf(doc, schema)).map(([name, inner]) => [name, arrayIn(doc, inner)] as const).filter(([, array]) => array !== undefined)
   if (arrays.length !== 1) return undefined
   const [[name, array]] = arrays
-  return { envelope: [name], array, items: derefSchema(doc, array.items ?? {}) }
+  return { envelope: [name], array: array!, items: derefSchema(doc, array!.items ?? {}) }
+}
+
+/** The array a schema is: itself, or the part of its allOf that is one (AWS's: an allOf of an array and its description). */
+function arrayIn (doc: OpenApiDocument, schema: unknown, seen = new Set<unknown>()): JsonSchema | undefined {
+  const s = derefSchema(doc, schema)
+  if (s === null || typeof s !== 'object' || seen.has(s)) return undefined
+  seen.add(s)
+  const types = [s.type ?? []].flat()
+  if (types.includes('array') || (types.length === 0 && s.items !== undefined)) return s
+  if (types.length > 0) return undefined
+  for (const part of Array.isArray(s.allOf) ? s.allOf : []) {
+    const found = arrayIn(doc, part, seen)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /** The resources of a document's routes, and the operations bound to each. */

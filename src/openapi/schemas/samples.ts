@@ -76,10 +76,15 @@ function takes (pattern: string, text: string): boolean {
  * no space where the pattern leaves the character open (`.`, `[^/]`): a header's value loses one
  * there on the way (RFC 9110 §5.5).
  */
-export function matching (pattern: string, which: 'first' | 'longest' | 'drawn' = 'first'): string | undefined {
+export function matching (pattern: string, which: 'first' | 'longest' | 'drawn' = 'first', longest?: number): string | undefined {
   for (const source of [pattern, pattern.replace(/\{(?!\d+(?:,\d*)?\})/g, '\\{').replace(/(?<!\{\d+(?:,\d*)?)\}/g, '\\}')]) {
     try {
-      if (which === 'drawn') return new RandExp(source).gen()
+      if (which === 'drawn') {
+        const generator = new RandExp(source)
+        // A repetition (`+`, `*`) drawn no longer than the string may be: RandExp's own bound is 100.
+        if (longest !== undefined) generator.max = longest
+        return generator.gen()
+      }
       const first = (spaceless: boolean): string => {
         const generator = new RandExp(source)
         generator.max = 64
