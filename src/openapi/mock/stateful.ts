@@ -102,12 +102,6 @@ function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validat
 }
 
 export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: State, validators: Validators, tools: Tools): (route: RouteSpec) => Handler | undefined {
-  const compiled = new WeakMap<object, ValidateFunction>()
-  const schemaCheck = (schema: JsonSchema): ValidateFunction => {
-    let validate = compiled.get(schema)
-    if (validate === undefined) compiled.set(schema, validate = validators.response(schema))
-    return validate
-  }
   const keyChecks = new Map<Resource, ReturnType<typeof keyCheck>>()
   const keyOf = (resource: Resource) => keyChecks.get(resource) ?? keyChecks.set(resource, keyCheck(doc, resource, validators)).get(resource)!
 
@@ -186,7 +180,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum.find((v: unknown) => v !== null) ?? s.enum[0]
     if (s.format === 'date-time') return new Date().toISOString()
     if (s.format === 'date') return new Date().toISOString().slice(0, 10)
-    return validSample(doc, schema as JsonSchema, schemaCheck(s), { direction: 'response' })?.value
+    return validSample(doc, schema as JsonSchema, validators.response(s), { direction: 'response' })?.value
   }
   /** The item as kept: the client's values, but for readOnly ones (the server's: `kept`'s, else filled), what the answer requires, and defaults. */
   const complete = (resource: Resource, body: Value, kept: Value | undefined): Value => {
@@ -211,7 +205,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     for (const name of resource.parents) {
       const schema = derefSchema(doc, properties[name])
       if (schema === undefined || (schema.readOnly !== true && name in body)) continue
-      const value = [params[name], String(params[name]), Number(params[name])].find((each) => schemaCheck(schema)(each))
+      const value = [params[name], String(params[name]), Number(params[name])].find((each) => validators.response(schema)(each))
       if (value !== undefined) out[name] = value
     }
     return out
@@ -383,7 +377,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const { response, media } = found
       const max = typeof listed.array.maxItems === 'number' ? listed.array.maxItems : Infinity
       const sample = () => valueIn(tools.sampled(route, response, media), listed.envelope)?.[0]
-      const validate = schemaCheck(listed.items)
+      const validate = validators.response(listed.items)
       const all = [...collectionOf(resource, params as Value).items.entries()]
       const paging = pagingOf(route)
       const asked = isObject(query) ? query : {}

@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { ValidateFunction } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import type { OpenApiDocument } from '../document/document.ts'
 import { httpConfig } from '../../http/config.ts'
@@ -115,15 +114,9 @@ export interface Planner {
  */
 export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Validators, given: GivenCredentials, pinned: Record<string, unknown> = {}): Planner {
   const parameters = route.parameters.filter((p) => !(p.in === 'header' && FRAMING.has(p.name)))
-  const validating = new WeakMap<object, ValidateFunction>()
-  const validatorOf = (schema: object): ValidateFunction => {
-    let validate = validating.get(schema)
-    if (validate === undefined) validating.set(schema, validate = validators.request(schema))
-    return validate
-  }
   const pinnedAt = new Map(parameters.flatMap((p, i): Array<[number, unknown]> =>
     p.in === 'path' && Object.hasOwn(pinned, p.name) && p.schema !== undefined && validators.text(p.schema)(String(pinned[p.name])) ? [[i, pinned[p.name]]] : []))
-  const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validatorOf(schema)(value)
+  const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validators.request(schema)(value)
   /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
   const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(jsonText(value ?? {})) : value
   /** A body valid as the engine reads it once sent: JSON by its parser; a form or multipart body as its fields come back, each converted from text. */
@@ -146,7 +139,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
 
   const sampleOf = (schema: object | undefined): unknown => {
     if (schema === undefined) return undefined
-    const made = validSample(doc, schema, validatorOf(schema), { direction: 'request' })
+    const made = validSample(doc, schema, validators.request(schema), { direction: 'request' })
     if (made?.valid !== true) throw new Unbuildable(`no valid value of ${JSON.stringify(schema).slice(0, 120)} could be made`)
     return made.value
   }
@@ -164,7 +157,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   })
   /** A body of `m` of its required properties alone, where one is valid as the engine reads it. */
   const minimalBody = (m: MediaSpec): unknown => {
-    const made = validSample(doc, m.schema, validatorOf(m.schema!), { direction: 'request', minimal: true })
+    const made = validSample(doc, m.schema, validators.request(m.schema!), { direction: 'request', minimal: true })
     return made?.valid === true && bodyValid(m, made.value) ? made.value : undefined
   }
   const firstValid = (object: { object: Record<string, any>, schema?: object }): { value: unknown } | undefined => {
