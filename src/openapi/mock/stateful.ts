@@ -75,7 +75,7 @@ function jsonPatched (route: RouteSpec, item: Value, operations: unknown[]): Val
 }
 
 /** Whether a key made up is valid as the item's property and, spelled in the path, as its parameter. */
-function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[], patterns: string[], longest?: number, sample: unknown } {
+function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validators): { check: (key: unknown) => boolean, inPath: (key: unknown) => boolean, schema: any, enums: unknown[], patterns: string[], maxLength?: number, sample: unknown } {
   const property = derefSchema(doc, resource.property === undefined ? undefined : propertiesOf(doc, resource.schema)[resource.property]) ?? {}
   const declared = derefSchema(doc, Object.values(resource.operations).flatMap((route) => route.parameters).find((p) => p.in === 'path' && p.name === resource.parameter)?.schema) ?? {}
   // A path parameter that lists keys (DaniWeb's /groups/{ID}, an array of int32): one key is one item of it.
@@ -95,7 +95,7 @@ function keyCheck (doc: OpenApiDocument, resource: Resource, validators: Validat
     schema: property,
     enums: [...property.enum ?? [], ...parameter.enum ?? []],
     patterns,
-    longest: lengths.length === 0 ? undefined : Math.min(...lengths),
+    maxLength: lengths.length === 0 ? undefined : Math.min(...lengths),
     // The document's own value (the same each time it is made): what its clients put in a path for any item.
     sample: validSample(doc, property, byProperty, { direction: 'response' })?.value
   }
@@ -136,7 +136,7 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   /** A key for a new item, valid as its property and as the path's parameter: the next number, or a UUID, or one drawn from its pattern, or a sample. */
   const newKey = (resource: Resource, items: Map<string, Item>): unknown => {
-    const { check, schema, enums, patterns, longest, sample } = keyOf(resource)
+    const { check, schema, enums, patterns, maxLength, sample } = keyOf(resource)
     for (const value of enums) if (!items.has(String(value)) && check(value)) return value
     const types = [schema.type].flat()
     if (types.includes('integer') || types.includes('number')) {
@@ -155,17 +155,16 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     // a client (or a verifier beside it) puts in a path for any item, and would change another's.
     for (const pattern of patterns) {
       for (let i = 0; i < 5; i++) {
-        const made = matching(pattern, 'drawn', longest)
+        const made = matching(pattern, 'drawn', maxLength)
         if (made !== undefined && made !== sample && !items.has(made) && check(made)) return made
       }
     }
     // Else the sample, or, taken, its last characters made a count: another key of its length
     // (QLDB's ExportId, 22 characters of a pattern, drawn too short and too long above).
-    const made = sample
-    if (made !== undefined && !items.has(String(made)) && check(made)) return made
-    if (typeof made === 'string') {
+    if (sample !== undefined && !items.has(String(sample)) && check(sample)) return sample
+    if (typeof sample === 'string') {
       for (let n = 1; n <= 100; n++) {
-        const counted = `${made.slice(0, Math.max(0, made.length - String(n).length))}${n}`
+        const counted = `${sample.slice(0, Math.max(0, sample.length - String(n).length))}${n}`
         if (!items.has(counted) && check(counted)) return counted
       }
     }

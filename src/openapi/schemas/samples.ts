@@ -71,18 +71,18 @@ function takes (pattern: string, text: string): boolean {
 
 /**
  * A string a pattern takes: the first (each choice its first, each repeat its fewest), the longest
- * (each repeat its most, an open one at most 64), or one drawn at random; a brace that is no
- * quantifier read as itself, as ECMAScript reads it. The first and the longest begin and end with
- * no space where the pattern leaves the character open (`.`, `[^/]`): a header's value loses one
- * there on the way (RFC 9110 §5.5).
+ * (each repeat its most, an open one at most 64), or one drawn at random (an open repeat at most
+ * `maxLength`, where given); a brace that is no quantifier read as itself, as ECMAScript reads it.
+ * The first and the longest begin and end with no space where the pattern leaves the character
+ * open (`.`, `[^/]`): a header's value loses one there on the way (RFC 9110 §5.5).
  */
-export function matching (pattern: string, which: 'first' | 'longest' | 'drawn' = 'first', longest?: number): string | undefined {
+export function matching (pattern: string, which: 'first' | 'longest' | 'drawn' = 'first', maxLength?: number): string | undefined {
   for (const source of [pattern, pattern.replace(/\{(?!\d+(?:,\d*)?\})/g, '\\{').replace(/(?<!\{\d+(?:,\d*)?)\}/g, '\\}')]) {
     try {
       if (which === 'drawn') {
         const generator = new RandExp(source)
         // A repetition (`+`, `*`) drawn no longer than the string may be: RandExp's own bound is 100.
-        if (longest !== undefined) generator.max = longest
+        if (maxLength !== undefined) generator.max = maxLength
         return generator.gen()
       }
       const first = (spaceless: boolean): string => {
