@@ -137,17 +137,19 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
   // A client sends JSON where the operation takes it.
   const preferred = media.find((m) => /json/.test(m.type)) ?? media[0]
 
-  const sampleOf = (schema: object | undefined): unknown => {
+  /** A valid value of `schema`; none for an optional part no value of which is valid (data2crm's dates whose pattern no string matches): a client leaves it out. */
+  const sampleOf = (schema: object | undefined, optional = false): unknown => {
     if (schema === undefined) return undefined
     const made = validSample(doc, schema, validators.request(schema), { direction: 'request' })
-    if (made?.valid !== true) throw new Unbuildable(`no valid value of ${JSON.stringify(schema).slice(0, 120)} could be made`)
-    return made.value
+    if (made?.valid === true) return made.value
+    if (optional) return undefined
+    throw new Unbuildable(`no valid value of ${JSON.stringify(schema).slice(0, 120)} could be made`)
   }
-  /** Values with every parameter's sample (an optional one's left out when no style spells it) and the body's in `m`. */
+  /** Values with every parameter's sample (an optional one's left out when no style spells it, or no value is valid) and the body's in `m`. */
   const sampled = (m: MediaSpec | undefined): Values => ({
     parameters: parameters.map((p, i) => {
       if (pinnedAt.has(i)) return pinnedAt.get(i)
-      const value = sampleOf(p.schema)
+      const value = sampleOf(p.schema, !p.required)
       if (p.contentType !== undefined || !isNested(value)) return value
       if (p.required) throw new Unbuildable(`${p.in} parameter ${p.name} is a structure no style spells`)
       return undefined
