@@ -1,5 +1,6 @@
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
+import { concreteType, kindOf } from '../../src/openapi/requests/bodies.ts'
 import { concretePath } from '../../src/openapi/routes/path-template.ts'
 import { placeIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
@@ -24,11 +25,14 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const created = await inject({ method: create.method as 'POST', url: made.request.path, headers: made.request.headers, payload: made.request.body })
   if (created.statusCode < 200 || created.statusCode > 299) return { outcome: 'create not answered 2xx', detail: `${created.statusCode} ${created.body.slice(0, 120)}` }
   // The key: from the answer's item, else Location, else what the request sent.
-  const media = successJson(create)?.media
-  const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
+  const createMedia = successJson(create)?.media
+  const place = createMedia?.schema === undefined ? undefined : placeIn(doc, resource, createMedia.schema)
   const answered = (() => { try { return created.json() } catch { return undefined } })()
   const item = place === undefined ? undefined : valueIn(answered, place.envelope)
-  const sent = made.values.body as Record<string, unknown> | undefined
+  // What the create wrote: bytes and text hold no item's properties, whatever their schema says
+  // (Google Storage's object upload, an object in application/octet-stream), as the verifier has it.
+  const kind = made.values.media === undefined ? undefined : kindOf(concreteType(made.values.media.type))
+  const sent = kind === 'bytes' || kind === 'text' ? undefined : made.values.body as Record<string, unknown> | undefined
   // An item a POST creates holds its key (resources.ts).
   const property = resource.property!
   const key = item?.[property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[property]
