@@ -180,10 +180,10 @@ t.test('an item not there is answered 410 where its read declares that and no 40
   t.same([gone.statusCode, gone.json().detail], [410, `No item of accounts has the key ${id}`])
 })
 
-t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing', async (t) => {
+t.test('a JSON Patch (RFC 6902), in its media type or in JSON (LaunchDarkly\'s, 1Password Connect\'s), applies its operations in order, all or none; one that cannot be applied answers 409 where declared (else as before, from the document) and changes nothing; one of an item not there, 404', async (t) => {
   const note = { type: 'object', required: ['text'], properties: { id: { type: 'integer', readOnly: true }, text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, extra: { type: 'object' }, size: { type: 'integer', format: 'int64' } } }
   const operations = { type: 'array', items: { type: 'object', required: ['op', 'path'], properties: { op: { type: 'string' }, path: { type: 'string' }, from: { type: 'string' }, value: {} } } }
-  const notes = (conflict: boolean) => ({
+  const notes = (conflict: boolean, type: string) => ({
     openapi: '3.1.0',
     info: { title: 'Notes', version: '1.0.0' },
     paths: {
@@ -191,18 +191,18 @@ t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; on
       '/notes/{id}': {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
         get: { responses: { 200: { description: 'the note', ...json(note) }, 404: { description: 'none' } } },
-        patch: { requestBody: { required: true, content: { 'application/json-patch+json': { schema: operations } } }, responses: { 200: { description: 'patched', ...json(note) }, 404: { description: 'none' }, ...(conflict && { 409: { description: 'cannot be applied' } }) } }
+        patch: { requestBody: { required: true, content: { [type]: { schema: operations } } }, responses: { 200: { description: 'patched', ...json(note) }, 404: { description: 'none' }, ...(conflict && { 409: { description: 'cannot be applied' } }) } }
       }
     }
   })
-  for (const conflict of [true, false]) {
-    const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: notes(conflict) }, 'notes.json')
+  for (const [conflict, type] of [[true, 'application/json-patch+json'], [false, 'application/json-patch+json'], [true, 'application/json']] as const) {
+    const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document: notes(conflict, type) }, 'notes.json')
     t.teardown(() => app.close())
     const created = await app.inject({ method: 'POST', url: '/notes', headers: { 'content-type': 'application/json' }, payload: '{"text":"water","tags":["fern"],"size":9007199254740993}' })
     t.equal(created.statusCode, 201, 'an item with an int64 past 2^53 made (it was a 500: its size counted as JSON.stringify, which has no bigint)')
     const made = created.json()
     t.match((await app.inject({ url: `/notes/${made.id}` })).body, /"size":9007199254740993[,}]/, 'and read back exact')
-    const patch = async (payload: unknown[]) => await app.inject({ method: 'PATCH', url: `/notes/${made.id}`, headers: { 'content-type': 'application/json-patch+json' }, payload })
+    const patch = async (payload: unknown[], id = made.id) => await app.inject({ method: 'PATCH', url: `/notes/${id}`, headers: { 'content-type': type }, payload })
     const read = async () => (await app.inject({ url: `/notes/${made.id}` })).json()
 
     const applied = await patch([{ op: 'test', path: '/text', value: 'water' }, { op: 'replace', path: '/text', value: 'mist' }, { op: 'add', path: '/tags/-', value: 'palm' }, { op: 'copy', from: '/tags/0', path: '/extra' }, { op: 'remove', path: '/extra' }, { op: 'move', from: '/tags/0', path: '/tags/1' }])
@@ -229,6 +229,7 @@ t.test('a JSON Patch (RFC 6902) applies its operations in order, all or none; on
       t.same(await read(), applied.json(), 'and nothing of it kept, not even the operations before the one that failed')
     }
     t.equal(({} as any).polluted, undefined, 'no object\'s prototype touched')
+    t.equal((await patch([], made.id + 1)).statusCode, 404, `${type}: an item not there, 404, whatever the patch`)
   }
 })
 

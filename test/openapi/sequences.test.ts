@@ -417,9 +417,12 @@ t.test('a key the client gives in the create, refused once taken (409): each cre
   }
 })
 
-// Tasks patched with JSON Patch (RFC 6902): a list of operations, not the members of a task.
+// Tasks patched with JSON Patch (RFC 6902): a list of operations, not the members of a task, in
+// its own media type or, as LaunchDarkly's and 1Password Connect's descriptions have it, in JSON.
+const JSON_PATCH_TYPES = ['application/json-patch+json', 'application/json'] as const
+type JsonPatchType = typeof JSON_PATCH_TYPES[number]
 const task = { type: 'object', required: ['title'], properties: { id: { type: 'integer', readOnly: true }, title: { type: 'string', minLength: 1 }, done: { type: 'boolean' } } }
-const TASKS = {
+const tasksDocument = (patchType: JsonPatchType) => ({
   openapi: '3.1.0',
   info: { title: 'Tasks', version: '1.0.0' },
   paths: {
@@ -428,20 +431,20 @@ const TASKS = {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
       get: { responses: { 200: { description: 'the task', ...json(task) }, 404: { description: 'none' } } },
       patch: {
-        requestBody: { required: true, content: { 'application/json-patch+json': { schema: { type: 'array', minItems: 1, items: { type: 'object', required: ['op', 'path'], properties: { op: { enum: ['add', 'remove', 'replace', 'test'] }, path: { type: 'string', pattern: '^/(title|done)$' }, value: {} } } } } } },
+        requestBody: { required: true, content: { [patchType]: { schema: { type: 'array', minItems: 1, items: { type: 'object', required: ['op', 'path'], properties: { op: { enum: ['add', 'remove', 'replace', 'test'] }, path: { type: 'string', pattern: '^/(title|done)$' }, value: {} } } } } } },
         responses: { 200: { description: 'patched', ...json(task) }, 400: { description: 'bad' }, 404: { description: 'none' }, 409: { description: 'a test failed' } }
       },
       delete: { responses: { 204: { description: 'gone' }, 404: { description: 'none' } } }
     }
   }
-}
+})
 type TaskFault = 'a patch that keeps nothing' | 'every patch refused, and a delete that keeps the task'
 
-/** A tasks service that applies JSON Patches as RFC 6902 has them, but for `fault`. */
-async function verifiedTasks (t: Test, fault?: TaskFault) {
+/** A tasks service that applies JSON Patches sent in `patchType` as RFC 6902 has them, but for `fault`. */
+async function verifiedTasks (t: Test, fault?: TaskFault, patchType: JsonPatchType = 'application/json-patch+json') {
   const tasks = new Map<number, { title: string, done?: boolean }>()
   const validTask = (value: any): boolean => typeof value?.title === 'string' && value.title !== '' && ['undefined', 'boolean'].includes(typeof value.done) && Object.keys(value).every((name) => ['title', 'done'].includes(name))
-  const { verification, url } = await verifiedAgainst(t, TASKS, (req, res, text) => {
+  const { verification, url } = await verifiedAgainst(t, tasksDocument(patchType), (req, res, text) => {
     const sent = text === '' ? undefined : JSON.parse(text)
     if (req.method === 'POST') {
       if (req.headers['content-type'] !== 'application/json' || !validTask(sent)) return answer(res, 400)
@@ -457,7 +460,7 @@ async function verifiedTasks (t: Test, fault?: TaskFault) {
       if (fault !== 'every patch refused, and a delete that keeps the task') tasks.delete(id)
       return answer(res, 204)
     }
-    if (fault === 'every patch refused, and a delete that keeps the task' || req.headers['content-type'] !== 'application/json-patch+json' || !Array.isArray(sent)) return answer(res, 400)
+    if (fault === 'every patch refused, and a delete that keeps the task' || req.headers['content-type'] !== patchType || !Array.isArray(sent)) return answer(res, 400)
     const changed: Record<string, unknown> = { ...there }
     for (const { op, path, value } of sent) {
       const name = path.slice(1)
@@ -472,19 +475,23 @@ async function verifiedTasks (t: Test, fault?: TaskFault) {
   return { verification, report: reportOf(verification, 'tasks.json', url) }
 }
 
-t.test('a PATCH in JSON Patch (RFC 6902): sent as operations that write what a create would, and what they write read back; one answered 200 that keeps nothing: read_after_write', async (t) => {
-  const kept = await verifiedTasks(t)
-  t.same(kept.report.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'a service that applies them: nothing found')
-  t.same(kept.report.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
-  const patches = kept.verification.operations.find((o) => o.method === 'PATCH')!
-  t.ok(patches.requests > 0, 'its patches counted as the PATCH operation\'s')
+t.test('a PATCH in JSON Patch (RFC 6902), in its media type or in JSON: sent as operations that write what a create would, and what they write read back; one answered 200 that keeps nothing: read_after_write', async (t) => {
+  for (const patchType of JSON_PATCH_TYPES) {
+    await t.test(patchType, async (t) => {
+      const kept = await verifiedTasks(t, undefined, patchType)
+      t.same(kept.report.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'a service that applies them: nothing found')
+      t.same(kept.report.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+      const patches = kept.verification.operations.find((o) => o.method === 'PATCH')!
+      t.ok(patches.requests > 0, 'its patches counted as the PATCH operation\'s')
 
-  const { report } = await verifiedTasks(t, 'a patch that keeps nothing')
-  const found = report.operations.flatMap((o) => o.violations)
-  t.same(found.map((v) => v.check), ['read_after_write'], 'found, and nothing else')
-  t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch', 'read'], 'shrunk to the patch and the read after it')
-  t.match(found[0]?.steps?.[1].curl, /-H 'content-type: application\/json-patch\+json' --data-binary '\[\{"op":"(add|replace)","path":"\/(title|done)","value":/, 'the patch as operations, in its media type')
-  t.match(found[0]?.detail, /^PATCH \/tasks\/\{id\} wrote what the read does not answer: (title|done): written/, 'the member it wrote, read otherwise')
+      const { report } = await verifiedTasks(t, 'a patch that keeps nothing', patchType)
+      const found = report.operations.flatMap((o) => o.violations)
+      t.same(found.map((v) => v.check), ['read_after_write'], 'found, and nothing else')
+      t.same(found[0]?.steps?.map((s) => s.step), ['create', 'patch', 'read'], 'shrunk to the patch and the read after it')
+      t.match(found[0]?.steps?.[1].curl, new RegExp(`-H 'content-type: ${patchType.replace('+', '\\+')}' --data-binary '\\[\\{"op":"(add|replace)","path":"/(title|done)","value":`), 'the patch as operations, in the media type the document gives it')
+      t.match(found[0]?.detail, /^PATCH \/tasks\/\{id\} wrote what the read does not answer: (title|done): written/, 'the member it wrote, read otherwise')
+    })
+  }
 })
 
 // Partitions as API Platform describes them (alertersystem.com's): a patch in JSON Merge Patch
@@ -623,10 +630,12 @@ t.test('an item read in a oneOf of objects that require nothing (intellifi\'s: w
   t.same(made, { id: made.id, label: 'pallet', location_id: null, location_url: null }, 'what was written, with null for two of the branches, not the document\'s sample filled in')
 })
 
-t.test('the project\'s own stateful mock of a document that patches in JSON Patch: nothing found', async (t) => {
-  const { verification, found } = await verifiedMock(t, TASKS)
-  t.same(found, [])
-  t.same(verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+t.test('the project\'s own stateful mock of a document that patches in JSON Patch, in its media type or in JSON: nothing found', async (t) => {
+  for (const patchType of JSON_PATCH_TYPES) {
+    const { verification, found } = await verifiedMock(t, tasksDocument(patchType))
+    t.same(found, [], `${patchType}: the patches applied, and read back`)
+    t.same(verification.operations.flatMap((o) => o.notes), [], 'its chain followed to its end')
+  }
 })
 
 // Articles in JSON:API's shape: every body and answer holds the item in {"data": …}, and a patch

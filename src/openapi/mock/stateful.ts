@@ -5,7 +5,8 @@ import { ItemConflictError, ItemGoneError, ItemNotFoundError, PatchConflictError
 import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
-import { concreteType, kindOf } from '../requests/bodies.ts'
+import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
+import { isJsonPatch } from '../requests/json-patch.ts'
 import { isMergePatch, mergePatch } from '../requests/merge-patch.ts'
 import type { HandlerInput } from '../routes/register.ts'
 import { concretePath } from '../routes/path-template.ts'
@@ -417,13 +418,14 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       return itemAnswer(route, resource, item, String(headers.accept ?? ''), created ? 201 : undefined)
     },
     patch (route, resource, { body, params, headers }) {
-      const type = concreteType(String(headers['content-type'] ?? '')).toLowerCase()
-      const operations = type === 'application/json-patch+json' && Array.isArray(body)
-      if (!isObject(body) && !operations) return undefined
       const { scope, items } = collectionOf(resource, params as Value)
       const key = String((params as Value)[resource.parameter])
       const old = items.get(key)
+      // An item that is not there, whatever the body would have changed.
       if (old === undefined) return notThere(route, resource, key)
+      const type = concreteType(String(headers['content-type'] ?? '')).toLowerCase()
+      const operations = Array.isArray(body) && isJsonPatch(doc, matchMedia(route.body?.media ?? [], type))
+      if (!isObject(body) && !operations) return undefined
       const changed = operations ? jsonPatched(route, old.value, body) : isMergePatch(type) ? mergePatch(old.value, body) as Value : { ...old.value, ...body as Value }
       if (changed === undefined) return undefined
       const item = state.put(scope, items, key, { ...complete(resource, changed, old.value), ...keyed(resource, resource.property === undefined ? undefined : old.value[resource.property]) })

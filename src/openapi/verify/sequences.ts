@@ -3,6 +3,7 @@ import { jsonText, parseExactJson } from '../../http/json-body.ts'
 import { pointerToken } from '../document/document-error.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
+import { isJsonPatch } from '../requests/json-patch.ts'
 import { isMergePatch, mergePatch } from '../requests/merge-patch.ts'
 import { bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import { concretePath } from '../routes/path-template.ts'
@@ -72,9 +73,6 @@ function decoded (text: string): string {
     return text
   }
 }
-
-/** Whether a write's bodies are JSON Patches (RFC 6902): lists of operations on the item, not members of it. */
-const isJsonPatch = (plan: Planner): boolean => plan.media !== undefined && concreteType(plan.media.type).toLowerCase() === 'application/json-patch+json'
 
 /** The members a JSON Patch writes, where it only adds or replaces members of the item itself; else undefined (nothing a read can be held to). */
 function patched (operations: unknown): Record<string, unknown> | undefined {
@@ -484,7 +482,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       let answer: Answer | Error | undefined
       const withBody = step !== 'read' && step !== 'delete'
       // A JSON Patch is made from what is there: no other body takes its place.
-      const patches = action === 'patch' && isJsonPatch(planOf(route))
+      const patches = action === 'patch' && isJsonPatch(doc, planOf(route).media)
       const conflicts = memory.conflicts.get(route) ?? new Set<string>()
       memory.conflicts.set(route, conflicts)
       // A body no conflict refused, and for a create, one whose key (where the client gives it) no create has sent.
@@ -585,7 +583,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // removing theirs: no value a read is held to); a replace's whole body, and what it left out
       // of what was there (a replace takes it away).
       else {
-        const body = action === 'patch' && isJsonPatch(planOf(route)) ? patched(made.values.body) : valueIn(writtenBy(made), envelope)
+        const body = action === 'patch' && isJsonPatch(doc, planOf(route).media) ? patched(made.values.body) : valueIn(writtenBy(made), envelope)
         const before = written?.body
         if (action === 'patch' && isObject(body) && made.values.media !== undefined && isMergePatch(made.values.media.type)) written = { body: mergePatch(before, body), by: route }
         else if (action === 'patch' && isObject(body) && isObject(before)) written = { body: { ...before, ...body }, by: route }
