@@ -630,6 +630,58 @@ t.test('an item read in a oneOf of objects that require nothing (intellifi\'s: w
   t.same(made, { id: made.id, label: 'pallet', location_id: null, location_url: null }, 'what was written, with null for two of the branches, not the document\'s sample filled in')
 })
 
+// Docks whose key the client gives (VTEX's logistics): one given as "." names no path segment, as a
+// URL's dot segments are taken out (/docks/./deactivation is /docks/deactivation).
+const docksDocument = (id: object) => {
+  const dock = { type: 'object', required: ['id', 'name'], properties: { id, name: { type: 'string' } } }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Docks', version: '1.0.0' },
+    paths: {
+      // Verified first: its dock is made with the create's first body, the example.
+      '/docks/{dockId}/deactivation': {
+        parameters: [{ name: 'dockId', in: 'path', required: true, schema: { type: 'string' } }],
+        post: { responses: { 204: { description: 'deactivated' }, 404: { description: 'none' } } }
+      },
+      '/docks': { post: { requestBody: { required: true, content: { 'application/json': { schema: dock, example: { id: '.', name: 'north' } } } }, responses: { 201: { description: 'made', ...json(dock) }, 400: { description: 'bad' }, 409: { description: 'taken' } } } },
+      '/docks/{dockId}': {
+        parameters: [{ name: 'dockId', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { responses: { 200: { description: 'the dock', ...json(dock) }, 404: { description: 'none' } } }
+      }
+    }
+  }
+}
+
+t.test('a key that names no path segment (".", the create\'s example): a dock made first for the requests after it is made with another key; where "." is the only key, it is not put in their paths; none of them sent where its dot segment takes them', async (t) => {
+  for (const [why, id] of [['any key', { type: 'string', minLength: 1 }], ['"." alone', { const: '.' }]] as const) {
+    await t.test(why, async (t) => {
+      const docks = new Map<string, unknown>()
+      const paths: string[] = []
+      const { verification } = await verifiedAgainst(t, docksDocument(id), (req, res, text) => {
+        const path = req.url!.split('?')[0]
+        const done = (status: number, body?: unknown) => { paths.push(`${req.method!} ${path} ${status}`); answer(res, status, body) }
+        if (path === '/docks') {
+          const sent = text === '' ? undefined : JSON.parse(text)
+          if (typeof sent?.id !== 'string' || (id.type === 'string' ? sent.id === '' : sent.id !== '.') || typeof sent.name !== 'string') return done(400)
+          if (docks.has(sent.id)) return done(409)
+          docks.set(sent.id, sent)
+          return done(201, sent)
+        }
+        const [, key, deactivation] = /^\/docks\/([^/]+)(\/deactivation)?$/.exec(path) ?? []
+        const there = key === undefined ? undefined : docks.get(decodeURIComponent(key))
+        if (there === undefined) return done(404)
+        return deactivation === undefined ? done(200, there) : done(204)
+      })
+      t.ok(docks.has('.'), 'the example\'s dock made, its key "."')
+      t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${o.method} ${o.path} ${v.check}: ${v.detail}`)), [], 'nothing found')
+      t.same(paths.filter((p) => /^\w+ \/docks\/deactivation /.test(p)), [], 'no request sent to /docks/deactivation, where /docks/./deactivation goes')
+      const deactivated = paths.filter((p) => /^POST \/docks\/[^/]+\/deactivation 204$/.test(p))
+      if (why === 'any key') t.ok(deactivated.length > 0, `its deactivation sent of a dock made for it: ${deactivated[0]}`)
+      else t.ok(paths.some((p) => /^POST \/docks\/[^/]+\/deactivation 404$/.test(p)), 'its deactivation sent, of a dock not there')
+    })
+  }
+})
+
 t.test('the project\'s own stateful mock of a document that patches in JSON Patch, in its media type or in JSON: nothing found', async (t) => {
   for (const patchType of JSON_PATCH_TYPES) {
     const { verification, found } = await verifiedMock(t, tasksDocument(patchType))

@@ -114,8 +114,10 @@ export interface Planner {
  */
 export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Validators, given: GivenCredentials, pinned: Record<string, unknown> = {}): Planner {
   const parameters = route.parameters.filter((p) => !(p.in === 'header' && FRAMING.has(p.name)))
+  // A key the path cannot carry (".", which a URL's dot segments take out) is not pinned: the
+  // operation's requests name another, as if nothing had been made.
   const pinnedAt = new Map(parameters.flatMap((p, i): Array<[number, unknown]> =>
-    p.in === 'path' && Object.hasOwn(pinned, p.name) && p.schema !== undefined && validators.text(p.schema)(String(pinned[p.name])) ? [[i, pinned[p.name]]] : []))
+    p.in === 'path' && Object.hasOwn(pinned, p.name) && p.schema !== undefined && validators.text(p.schema)(String(pinned[p.name])) && sendable(p, pinned[p.name]) ? [[i, pinned[p.name]]] : []))
   const valid = (schema: object | undefined, value: unknown): boolean => schema === undefined || validators.request(schema)(value)
   /** A body's value as the service reads it: JSON through the engine's own parser (an integer past 2^53 comes back exact, a bigint). */
   const asRead = (m: MediaSpec, value: unknown): unknown => kindOf(m.type) === 'json' ? parseJsonBody(jsonText(value ?? {})) : value
@@ -447,7 +449,7 @@ export function planner (doc: OpenApiDocument, route: RouteSpec, validators: Val
 }
 
 /** A value the parameter can be sent as: for a path parameter, one spelled as a segment a URL keeps (not empty, nor one that reads as "." or ".." and would move the path). */
-function sendable (p: ParameterSpec, value: unknown): boolean {
+export function sendable (p: ParameterSpec, value: unknown): boolean {
   if (p.in !== 'path') return true
   const segment = spelled(p, value, encodeURIComponent)
   return segment !== '' && !/^(\.|%2e){1,2}$/i.test(segment) && !/^[.;]$/.test(segment)

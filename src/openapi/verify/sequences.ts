@@ -11,7 +11,7 @@ import type { RouteSpec } from '../routes/routes.ts'
 import { isObject } from '../schemas/schema-at.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { requiredOf, Unbuildable, type Case, type Planner } from './cases.ts'
+import { requiredOf, sendable, Unbuildable, type Case, type Planner } from './cases.ts'
 import { noAnswer, type Answer, type CheckName, type Judge } from './checks.ts'
 import { alike, holds } from './same-value.ts'
 import { bodyReadBack, multipartParts, type HttpRequest } from './spelling.ts'
@@ -471,6 +471,12 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const item = valueIn(body, envelope)
       return isObject(item) && resource.property !== undefined && resource.property in item ? jsonText(item[resource.property]) : undefined
     }
+    // Whether the key a create's body gives can name the item in its path (not ".", which a URL's dot segments take out).
+    const keyParameter = resource.operations.read?.parameters.find((p) => p.in === 'path' && p.name === resource.parameter)
+    const pathTakes = (body: unknown, envelope: string[]): boolean => {
+      const item = valueIn(body, envelope)
+      return keyParameter === undefined || !isObject(item) || resource.property === undefined || !(resource.property in item) || sendable(keyParameter, item[resource.property])
+    }
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
       const action = step === 'patch all' ? 'patch' : step === 'replace all' ? 'replace' : step
@@ -485,8 +491,8 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       const patches = action === 'patch' && isJsonPatch(doc, planOf(route).media)
       const conflicts = memory.conflicts.get(route) ?? new Set<string>()
       memory.conflicts.set(route, conflicts)
-      // A body no conflict refused, and for a create, one whose key (where the client gives it) no create has sent.
-      const fresh = (body: unknown): boolean => !conflicts.has(jsonText(body)) && !(creates && taken.has(keyIn(body, envelope) ?? ''))
+      // A body no conflict refused, and for a create, one whose key (where the client gives it) no create has sent and its path can carry.
+      const fresh = (body: unknown): boolean => !conflicts.has(jsonText(body)) && !(creates && (taken.has(keyIn(body, envelope) ?? '') || !pathTakes(body, envelope)))
       for (let tries = 1; ; tries++) {
         const at = creates ? path : { ...path, [resource.parameter]: key }
         const values = patches ? bodiesOf(creator) : undefined
