@@ -467,15 +467,20 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const taken = memory.taken.get(resource) ?? new Set<string>()
     memory.taken.set(resource, taken)
     // The key a write's body gives, within the envelope it holds the item in (Wowza's {"output_stream_target": {"stream_target_id": …}}).
-    const keyIn = (body: unknown, envelope: string[]): string | undefined => {
+    const givenKey = (body: unknown, envelope: string[]): { value: unknown } | undefined => {
       const item = valueIn(body, envelope)
-      return isObject(item) && resource.property !== undefined && resource.property in item ? jsonText(item[resource.property]) : undefined
+      return isObject(item) && resource.property !== undefined && resource.property in item ? { value: item[resource.property] } : undefined
     }
-    // Whether the key a create's body gives can name the item in its path (not ".", which a URL's dot segments take out).
+    // That key as text, as `taken` holds it.
+    const keyIn = (body: unknown, envelope: string[]): string | undefined => {
+      const given = givenKey(body, envelope)
+      return given === undefined ? undefined : jsonText(given.value)
+    }
+    // Whether that key can name the item in its path (not ".", which a URL's dot segments take out).
     const keyParameter = resource.operations.read?.parameters.find((p) => p.in === 'path' && p.name === resource.parameter)
     const pathTakes = (body: unknown, envelope: string[]): boolean => {
-      const item = valueIn(body, envelope)
-      return keyParameter === undefined || !isObject(item) || resource.property === undefined || !(resource.property in item) || sendable(keyParameter, item[resource.property])
+      const given = givenKey(body, envelope)
+      return keyParameter === undefined || given === undefined || sendable(keyParameter, given.value)
     }
     for (const [index, step] of steps.entries()) {
       const creates = step === 'create' || step === 'create again'
@@ -589,7 +594,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // removing theirs: no value a read is held to); a replace's whole body, and what it left out
       // of what was there (a replace takes it away).
       else {
-        const body = action === 'patch' && isJsonPatch(doc, planOf(route).media) ? patched(made.values.body) : valueIn(writtenBy(made), envelope)
+        const body = patches ? patched(made.values.body) : valueIn(writtenBy(made), envelope)
         const before = written?.body
         if (action === 'patch' && isObject(body) && made.values.media !== undefined && isMergePatch(made.values.media.type)) written = { body: mergePatch(before, body), by: route }
         else if (action === 'patch' && isObject(body) && isObject(before)) written = { body: { ...before, ...body }, by: route }
