@@ -33,6 +33,7 @@ const cases: Record<string, Record<string, unknown>> = {
   'query-deep': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', properties: { color: { type: 'string' }, size: integer, tags: { type: 'array', items: { type: 'string' } } } } },
   'query-deep-list': { in: 'query', style: 'deepObject', explode: true, schema: list },
   'query-deep-map': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { type: 'string' } } },
+  'query-any': { in: 'query', schema: { anyOf: [integer, { type: 'string', enum: [''] }] } },
   'query-object-exploded': { in: 'query', schema: rgb },
   'query-object-unexploded': { in: 'query', schema: rgb, explode: false },
   'query-json': { in: 'query', content: { 'application/json': { schema: { type: 'object', required: ['a'], properties: { a: integer } } } } },
@@ -76,6 +77,8 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same(await path('/path-label-object-exploded/.R=1.G=2'), { R: 1, G: 2 }, 'label, exploded object')
   t.equal(await path('/path-union/5'), 5, 'oneOf an integer and a string: the text of an integer is the integer, once')
   t.equal(await path('/path-union/main.yml'), 'main.yml', 'and other text the string')
+  t.equal(await query('/query-any?v=5'), 5, 'anyOf an integer and "" (Stripe\'s number, or "" to unset it): the text of an integer is the integer')
+  t.equal(await query('/query-any?v='), '', 'and "" the empty text')
   t.equal(await path('/path-matrix/;v=5'), 5, 'matrix')
   t.same(await path('/path-matrix-list/;v=3,4,5'), [3, 4, 5], 'matrix: a list')
   t.same(await path('/path-matrix-list-exploded/;v=3;v=4;v=5'), [3, 4, 5], 'matrix, exploded')

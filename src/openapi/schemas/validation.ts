@@ -133,16 +133,22 @@ const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'null'])
 /**
  * For values that arrive as text. Ajv converts a value in place as it tries each branch of a
  * union, so under `oneOf: [{type: integer}, {type: string}]` the text "5" is made 5 by the first
- * branch and "5" again by the second, and matches both: a valid request refused. Text can be read
- * as more than one primitive type; the first branch that reads it is what the document means. So
- * a oneOf whose branches are of different primitive types is checked by x-text-union instead.
+ * branch and "5" again by the second, and matches both: a valid request refused; under anyOf it
+ * keeps none of a branch's conversion, so Stripe's `anyOf: [{type: number}, {enum: [""]}]` (a
+ * number, or "" to unset it) reads "5" as the text "5". Text can be read as more than one
+ * primitive type; the first branch that reads it is what the document means. So a oneOf or anyOf
+ * whose branches are of different primitive types is checked by x-text-union instead.
  */
 function textUnion (node: Record<string, any>): Record<string, any> {
-  if (!Array.isArray(node.oneOf) || JSON.stringify(node.oneOf).includes('"$ref"')) return node
-  const types = node.oneOf.map((branch: any) => branch?.type)
-  if (types.length < 2 || !types.every((type: unknown) => typeof type === 'string' && PRIMITIVES.has(type)) || new Set(types).size < types.length) return node
-  const { oneOf, ...rest } = node
-  return { ...rest, 'x-text-union': oneOf }
+  for (const union of ['oneOf', 'anyOf']) {
+    const branches = node[union]
+    if (!Array.isArray(branches) || JSON.stringify(branches).includes('"$ref"')) continue
+    const types = branches.map((branch: any) => branch?.type)
+    if (types.length < 2 || !types.every((type: unknown) => typeof type === 'string' && PRIMITIVES.has(type)) || new Set(types).size < types.length) continue
+    const { [union]: _, ...rest } = node
+    return { ...rest, 'x-text-union': branches }
+  }
+  return node
 }
 
 /** x-text-union (textUnion): the branches in turn, each on its own copy of the text; the first that reads it gives the value. */
