@@ -27,6 +27,13 @@ const document = {
         encoding: { filter: { style: 'deepObject', explode: true }, ids: { explode: false }, meta: { contentType: 'application/json' } }
       }
     }),
+    // As Stripe writes its forms: every field deepObject, whatever its shape.
+    '/deep': op('deep', {
+      'application/x-www-form-urlencoded': {
+        schema: { type: 'object', properties: { url: { anyOf: [{ type: 'string' }, { type: 'string', enum: [''] }] }, fee: { anyOf: [{ type: 'integer' }, { type: 'string', enum: [''] }] }, expand: { type: 'array', items: { type: 'string' } }, owner: { type: 'object', properties: { share: { anyOf: [{ type: 'number' }, { type: 'string', enum: [''] }] } } } } },
+        encoding: Object.fromEntries(['url', 'fee', 'expand', 'owner'].map((name) => [name, { style: 'deepObject', explode: true }]))
+      }
+    }),
     '/nested': op('nested', {
       'application/x-www-form-urlencoded': {
         schema: { type: 'object', required: ['images'], properties: { settings: { type: 'object', properties: { methods: { type: 'object', additionalProperties: { type: 'boolean' } } } }, images: { type: 'array', items: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } } }, n: { type: 'integer' } } }
@@ -50,7 +57,7 @@ const document = {
     '/bodiless': { delete: { operationId: 'bodiless', responses: { 200: { description: 'echo' } } } }
   }
 }
-const handlers = Object.fromEntries(['json', 'form', 'nested', 'upload', 'text', 'legacy', 'suffixed', 'bytes', 'any', 'anyItem', 'optional', 'strict', 'closed', 'query', 'bodiless'].map((id) => [id, echo]))
+const handlers = Object.fromEntries(['json', 'form', 'deep', 'nested', 'upload', 'text', 'legacy', 'suffixed', 'bytes', 'any', 'anyItem', 'optional', 'strict', 'closed', 'query', 'bodiless'].map((id) => [id, echo]))
 
 function multipart (parts: Array<{ name: string, value: string, filename?: string, type?: string }>): { payload: string, headers: Record<string, string> } {
   const boundary = 'test-boundary-1234'
@@ -71,6 +78,8 @@ t.test('each media type, read and checked as it says', async (t) => {
   t.same(await body('/json', 'name=a&count=2&tags=x&tags=y', 'application/x-www-form-urlencoded'), { name: 'a', count: 2, tags: ['x', 'y'] }, 'the same schema as a form: fields converted')
   t.same(await body('/json', 'name=a&tags=x', 'application/x-www-form-urlencoded'), { name: 'a', tags: ['x'] }, 'a list of one')
   t.same(await body('/form', `filter[size]=3&ids=1,2&meta=${encodeURIComponent('{"a":1}')}`, 'application/x-www-form-urlencoded'), { filter: { size: 3 }, ids: [1, 2], meta: { a: 1 } }, 'a form\'s encodings: deepObject, not exploded, JSON')
+  t.strictSame(await body('/deep', 'url=https%3A%2F%2Fexample.com&fee=5&expand[]=lines&owner[share]=12.5', 'application/x-www-form-urlencoded'), { url: 'https://example.com', fee: 5, expand: ['lines'], owner: { share: 12.5 } }, 'deepObject on a field that is no object: spelled as form, as Stripe\'s clients send it')
+  t.strictSame(await body('/deep', 'url=&fee=', 'application/x-www-form-urlencoded'), { url: '', fee: '' }, 'and its empty value, Stripe\'s way to unset one')
   t.same(await body('/nested', `settings=${encodeURIComponent('{"methods":{"flip":true}}')}&images=${encodeURIComponent('[{"url":"a"},{"url":"b"}]')}&n=2`, 'application/x-www-form-urlencoded'), { settings: { methods: { flip: true } }, images: [{ url: 'a' }, { url: 'b' }], n: 2 }, 'a structure within a structure, which no style spells: JSON, as Azure\'s documents send it')
   const upload = multipart([{ name: 'title', value: 'Report' }, { name: 'pages', value: '12' }, { name: 'meta', value: '{"a":1}', type: 'application/json' }, { name: 'file', value: 'x'.repeat(600), filename: 'report.pdf', type: 'application/pdf' }])
   t.same(await body('/upload', upload.payload, upload.headers['content-type']), { title: 'Report', pages: 12, meta: { a: 1 }, file: { filename: 'report.pdf', mimetype: 'application/pdf', data: '<600 bytes>' } }, 'multipart: fields converted, a JSON part parsed, the file in bytes')

@@ -33,6 +33,7 @@ const cases: Record<string, Record<string, unknown>> = {
   'query-deep': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', properties: { color: { type: 'string' }, size: integer, tags: { type: 'array', items: { type: 'string' } } } } },
   'query-deep-list': { in: 'query', style: 'deepObject', explode: true, schema: list },
   'query-deep-map': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { type: 'string' } } },
+  'query-deep-primitive': { in: 'query', style: 'deepObject', explode: true, schema: { type: 'string' } },
   'query-any': { in: 'query', schema: { anyOf: [integer, { type: 'string', enum: [''] }] } },
   'query-object-exploded': { in: 'query', schema: rgb },
   'query-object-unexploded': { in: 'query', schema: rgb, explode: false },
@@ -96,6 +97,7 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same(await query('/query-deep-list?v[]=3&v[]=4'), [3, 4], 'or [] for each item')
   t.same(await query('/query-deep?v[tags][1]=b&v[tags][0]=a'), { tags: ['a', 'b'] }, 'deepObject: a list within by index, as Stripe\'s own client sends subscription_data[default_tax_rates][0]')
   t.same(await query('/query-deep-map?v[0]=a&v[1]=b'), { 0: 'a', 1: 'b' }, 'but a map whose keys are numbers stays a map: only where the schema declares a list')
+  t.equal(await query('/query-deep-primitive?v=red'), 'red', 'deepObject on a value no object (Stripe styles every field so): v=red, as form')
   t.same(await query('/query-object-exploded?R=1&G=2&other=x'), { R: 1, G: 2 }, 'form, exploded object: its members are parameters')
   t.same(await query('/query-object-unexploded?v=R,1,G,2'), { R: 1, G: 2 }, 'form object, not exploded')
   t.same(await query(`/query-json?v=${encodeURIComponent('{"a":1}')}`), { a: 1 }, 'JSON in a query, by content')

@@ -211,6 +211,45 @@ t.test('Stripe\'s style: an update POSTed to the item path in a form, a read tha
   t.same([...mocked.verification.operations.flatMap((o) => o.notes), ...mocked.found], [], 'the project\'s stateful mock of the same document, which answers the customer it keeps: nothing found, each chain to its end')
 })
 
+t.test('Stripe\'s forms, every field deepObject whatever its shape: a URL (text, or "" to unset it) and a fee (a number, or "") sent as its clients send them, name=value; a service that drops either: found; one that keeps them, and the project\'s mock: nothing', async (t) => {
+  const deep = { style: 'deepObject', explode: true }
+  const form = { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { return_url: { anyOf: [{ type: 'string', maxLength: 40 }, { type: 'string', enum: [''] }] }, fee: { anyOf: [{ type: 'integer', minimum: 0, maximum: 1000 }, { type: 'string', enum: [''] }] } } }, encoding: { return_url: deep, fee: deep } } } }
+  const schema = { type: 'object', required: ['id', 'return_url', 'fee'], properties: { id: { type: 'string' }, return_url: { type: 'string', nullable: true }, fee: { type: 'integer', nullable: true } } }
+  const CONFIGURATIONS = {
+    openapi: '3.0.3',
+    info: { title: 'Portal', version: '1.0.0' },
+    paths: {
+      '/configurations': { post: { requestBody: form, responses: { 200: { description: 'made', ...json(schema) }, 400: { description: 'bad' } } } },
+      '/configurations/{configuration}': {
+        get: { parameters: [{ name: 'configuration', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', ...json(schema) }, 404: { description: 'none' } } }
+      }
+    }
+  }
+  for (const fault of ['none', 'drops the URL', 'drops the fee'] as const) {
+    const made = new Map<string, { id: string, return_url: string | null, fee: number | null }>()
+    const { verification } = await verifiedAgainst(t, CONFIGURATIONS, (req, res, text) => {
+      if (req.method === 'GET') return made.has(req.url!.split('/')[2]) ? answer(res, 200, made.get(req.url!.split('/')[2])) : answer(res, 404)
+      if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return answer(res, 415)
+      const fields = new URLSearchParams(text)
+      const url = fields.get('return_url')
+      const fee = fields.get('fee')
+      if ([...fields.keys()].some((name) => !['return_url', 'fee'].includes(name)) || (url !== null && url.length > 40) || (fee !== null && fee !== '' && !(/^\d+$/.test(fee) && Number(fee) <= 1000))) return answer(res, 400)
+      const configuration = { id: `bpc_${made.size + 1}`, return_url: url === '' || fault === 'drops the URL' ? null : url, fee: fee === null || fee === '' || fault === 'drops the fee' ? null : Number(fee) }
+      made.set(configuration.id, configuration)
+      answer(res, 200, configuration)
+    })
+    const found = verification.operations.flatMap((o) => o.violations)
+    if (fault === 'none') {
+      t.same(found.map((v) => v.detail), [], 'a service that keeps both: nothing found')
+      continue
+    }
+    t.same(found.map((v) => v.check), ['read_after_write'], `one that ${fault}: found, once`)
+    t.match(found[0]?.detail, fault === 'drops the URL' ? /^POST \/configurations wrote what the read does not answer: return_url: written "[^"]+", read null$/ : /^POST \/configurations wrote what the read does not answer: fee: written \d+, read null$/)
+  }
+  const mocked = await verifiedMock(t, CONFIGURATIONS)
+  t.same(mocked.found, [], 'the project\'s stateful mock of the same document, which keeps both: nothing found')
+})
+
 t.test('what was written is compared as it was sent: a -0 drawn goes out as 0, and a 0 read back holds it; an object without a prototype, as JSON reads it', async (t) => {
   const doc = { openapi: '3.1.0', info: { title: 'Pay', version: '1.0.0' }, paths: {} } as any
   const schema = { type: 'object', properties: { salary: { type: 'number' }, bonus: { type: 'number' } } }

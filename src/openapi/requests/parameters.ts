@@ -88,7 +88,9 @@ function deepObject (name: string, pairs: Pair[]): Record<string, unknown> | und
 /** A query parameter, from the query's name=value pairs (each name and value percent-decoded). */
 function fromQuery (parameter: ParameterSpec, pairs: Pair[], claimed: Set<string>, properties?: string[]): unknown {
   const { name, shape, style, explode } = parameter
-  if (style === 'deepObject') return deepObject(name, pairs)
+  // deepObject spells objects only; a value of another shape in it (Stripe styles every field of
+  // its forms so, default_return_url=https://… among them) is spelled as form, as its clients send it.
+  if (style === 'deepObject') return deepObject(name, pairs) ?? (shape === 'object' ? undefined : fromQuery({ ...parameter, style: 'form', explode: true }, pairs, claimed))
   if (shape === 'object' && explode && style === 'form') {
     // Exploded, each member is a parameter of its own: ?R=100&G=200.
     const out: Record<string, string> = {}
