@@ -1,11 +1,10 @@
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
-import { concreteType, kindOf } from '../../src/openapi/requests/bodies.ts'
 import { concretePath } from '../../src/openapi/routes/path-template.ts'
 import { placeIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'
-import { unwritten } from '../../src/openapi/verify/sequences.ts'
+import { unwritten, writtenBy } from '../../src/openapi/verify/sequences.ts'
 
 // A client's first use of a stateful mock: a create of a resource, made as the verifier makes a
 // valid request (verify/cases.ts), then a read of what it answered; whether the read answers what
@@ -29,10 +28,10 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const place = createMedia?.schema === undefined ? undefined : placeIn(doc, resource, createMedia.schema)
   const answered = (() => { try { return created.json() } catch { return undefined } })()
   const item = place === undefined ? undefined : valueIn(answered, place.envelope)
-  // What the create wrote: bytes and text hold no item's properties, whatever their schema says
-  // (Google Storage's object upload, an object in application/octet-stream), as the verifier has it.
-  const kind = made.values.media === undefined ? undefined : kindOf(concreteType(made.values.media.type))
-  const sent = kind === 'bytes' || kind === 'text' ? undefined : made.values.body as Record<string, unknown> | undefined
+  // What the create wrote, as the verifier has it: a form's fields as they arrive (an empty object
+  // is none), and bytes and text hold no item's properties, whatever their schema says (Google
+  // Storage's object upload, an object in application/octet-stream).
+  const sent = writtenBy(doc, validators, made.values) as Record<string, unknown> | undefined
   // An item a POST creates holds its key (resources.ts).
   const property = resource.property!
   const key = item?.[property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[property]

@@ -114,6 +114,23 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
 }
 
 /**
+ * What a request's body wrote, as a server reads it: JSON as sent; a form or multipart body as
+ * its fields come back, converted as their schemas say (an empty object or list is no field at
+ * all); in any other type (text, bytes) no item's properties, whatever its schema says
+ * (AppCenter's release update, an object in text/plain): nothing to compare.
+ */
+export function writtenBy (doc: OpenApiDocument, validators: Validators, { media, body }: Case['values']): unknown {
+  const kind = media === undefined ? undefined : kindOf(concreteType(media.type))
+  if (kind === 'json' || kind === undefined) return body
+  if (media?.schema === undefined || (kind !== 'form' && kind !== 'multipart')) return undefined
+  const read = bodyReadBack(doc, media, body)
+  validators.text(media.schema)(read)
+  // A file part is kept as a file: what a read answers of it (a name, a URL) is not its bytes.
+  const files = new Set(kind === 'multipart' ? multipartParts(doc, media, body).filter((part) => part.file).map((part) => part.name) : [])
+  return isObject(read) ? Object.fromEntries(Object.entries(read).filter(([name]) => !files.has(name))) : read
+}
+
+/**
  * What a replace left out that a read still answers as it was before: each property the read
  * declares and does not require (one it requires, the server must give some value), neither the
  * server's (readOnly, a default, what the item's path names: its key, a parent's, as Google
@@ -227,23 +244,6 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const { property: name } = resource
     const property = name === undefined ? undefined : derefSchema(doc, propertiesOf(doc, envelope.length === 0 ? schema : propertiesOf(doc, schema)[envelope[0]])[name])
     return name === undefined || property === undefined || property.readOnly === true || !validators.request(property)(key) ? undefined : { envelope, property: name, key }
-  }
-  /**
-   * What a request's body wrote, as a server reads it: JSON as sent; a form or multipart body as
-   * its fields come back, converted as their schemas say (an empty object or list is no field at
-   * all); in any other type (text, bytes) no item's properties, whatever its schema says
-   * (AppCenter's release update, an object in text/plain): nothing to compare.
-   */
-  const writtenBy = (sent: Case): unknown => {
-    const { media, body } = sent.values
-    const kind = media === undefined ? undefined : kindOf(concreteType(media.type))
-    if (kind === 'json' || kind === undefined) return body
-    if (media?.schema === undefined || (kind !== 'form' && kind !== 'multipart')) return undefined
-    const read = bodyReadBack(doc, media, body)
-    validators.text(media.schema)(read)
-    // A file part is kept as a file: what a read answers of it (a name, a URL) is not its bytes.
-    const files = new Set(kindOf(concreteType(media.type)) === 'multipart' ? multipartParts(doc, media, body).filter((part) => part.file).map((part) => part.name) : [])
-    return isObject(read) ? Object.fromEntries(Object.entries(read).filter(([name]) => !files.has(name))) : read
   }
   const declares404 = (route: RouteSpec | undefined): boolean => route?.responses.some((r) => ['404', '410', '4XX'].includes(r.status)) === true
 
@@ -548,7 +548,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
           // chain's other steps name the same ones, not each its own sample (Vimeo's album).
           const sentPath = made.values.parameters
           planOf(route).parameters.forEach((p, i) => { if (p.in === 'path' && resource.parents.includes(p.name) && !(p.name in path)) path[p.name] = sentPath[i] })
-          written = { body: valueIn(writtenBy(made), envelope), by: route }
+          written = { body: valueIn(writtenBy(doc, validators, made.values), envelope), by: route }
           const elsewhere = answer.status === 201 && route === resource.operations.create ? strayLocation(resource, answer.headers.location, key, { ...path, [resource.parameter]: key }) : undefined
           const found = elsewhere === undefined ? undefined : fail('ensure_resource_availability', `${resource.name} ${jsonText(key)} made, and its Location names no such item: ${elsewhere}`, route)
           if (found !== undefined) return found
@@ -594,7 +594,7 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
       // removing theirs: no value a read is held to); a replace's whole body, and what it left out
       // of what was there (a replace takes it away).
       else {
-        const body = patches ? patched(made.values.body) : valueIn(writtenBy(made), envelope)
+        const body = patches ? patched(made.values.body) : valueIn(writtenBy(doc, validators, made.values), envelope)
         const before = written?.body
         if (action === 'patch' && isObject(body) && made.values.media !== undefined && isMergePatch(made.values.media.type)) written = { body: mergePatch(before, body), by: route }
         else if (action === 'patch' && isObject(body) && isObject(before)) written = { body: { ...before, ...body }, by: route }
