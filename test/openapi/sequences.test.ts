@@ -281,6 +281,10 @@ t.test('what the read answers of a nested object is held to what its schema name
   const group = { allOf: [{ type: 'object', additionalProperties: { type: 'object' }, properties: { objectId: { type: 'string', readOnly: true } } }], properties: { displayName: { type: 'string' }, mailEnabled: { type: 'boolean' } } }
   t.same(unwritten(doc, validators, group, 'objectId', { displayName: 'Ops', mailEnabled: false }, { objectId: '1' }), [], 'a value the read\'s schema refuses in the item, left out of a valid read: no promise broken')
   t.same(unwritten(doc, validators, group, 'objectId', { displayName: 'Ops', mailEnabled: false }, { objectId: '1', displayName: 'Ops' }), ['mailEnabled: written false, read undefined'], 'one read invalid already (its displayName): what it lost, found as before')
+  // As Visma's customer contract: its create writes details as a list, its read answers an object of a schema that names properties and no type.
+  const contract = { type: 'object', properties: { id: { type: 'string', readOnly: true }, details: { properties: { currentSetup: { type: 'number' } } } } }
+  t.same(unwritten(doc, validators, contract, 'id', { details: [{ extraUsagePrice: 1 }] }, { id: '1', details: { currentSetup: 0.1 } }), [], 'a list written where the read\'s schema names properties and no type, an object meant: no promise broken')
+  t.same(unwritten(doc, validators, contract, 'id', { details: { currentSetup: 2 } }, { id: '1', details: { currentSetup: 0.1 } }), ['details: written {"currentSetup":2}, read {"currentSetup":0.1}'], 'an object written there and read otherwise: found')
 
   const document = {
     openapi: '3.1.0',

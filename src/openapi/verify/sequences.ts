@@ -106,9 +106,12 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
   // groups: an allOf part's additionalProperties takes only objects, so no displayName is valid).
   const whole = isObject(schema) ? validators.response(schema) : undefined
   const valid = whole !== undefined && isObject(read) && whole(read)
+  // A schema of properties and no type means an object, though JSON Schema lets a list through it:
+  // a list written there (Visma's contract details, a list in its create, an object in its read) is no promise either.
+  const meantObject = (property: JsonSchema, value: unknown) => property.type === undefined && isObject(property.properties) && !isObject(value)
   return Object.entries(sent).filter(([name, value]) => {
     const property = derefSchema(doc, declared[name])
-    return name !== key && property !== undefined && property.readOnly !== true && property.writeOnly !== true && validators.response(property)(value) &&
+    return name !== key && property !== undefined && property.readOnly !== true && property.writeOnly !== true && validators.response(property)(value) && !meantObject(property, value) &&
       !holds((read as any)?.[name], value, { doc, schema: property }) && !(valid && !whole({ ...read, [name]: value }))
   }).map(([name, value]) => `${name}: written ${jsonText(value)?.slice(0, 60)}, read ${jsonText((read as any)?.[name])?.slice(0, 60)}`)
 }
