@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { sample } from 'openapi-sampler'
 import RandExpModule from 'randexp'
 import type { OpenApiDocument } from '../document/document.ts'
-import { pointerOf, pointerToken } from '../document/document-error.ts'
+import { pointerToken } from '../document/document-error.ts'
 import { propertiesOf, valueIn } from '../routes/resources.ts'
 import { errorToMend, isObject, oneOfIn, schemaAt, tokensOf } from './schema-at.ts'
 import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './schema.ts'
@@ -180,11 +180,13 @@ function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: un
     // Required again after every value it was given failed: no value settles it (SendGrid's
     // message, whose allOf gives an event's bounce_type two enums that share none), so the object
     // cannot be. Where that object is a list's item, the list goes without it.
-    const item = tokensOf(error!.instancePath)
-    const list = valueIn(current, item.slice(0, -1))
-    if (error!.keyword === 'required' && before.size > 0 && item.length > 0 && Array.isArray(list)) {
-      current = replaced(current, pointerOf(...item.slice(0, -1)), list.filter((_, i) => String(i) !== item.at(-1)))
-      continue
+    if (error!.keyword === 'required' && before.size > 0) {
+      const item = tokensOf(error!.instancePath)
+      const list = valueIn(current, item.slice(0, -1))
+      if (item.length > 0 && Array.isArray(list)) {
+        list.splice(Number(item.at(-1)), 1)
+        continue
+      }
     }
     // A format's value its pattern refuses (optimade's version URLs, a uri that ends in /v1): that
     // value with the pattern's match after it, where the pattern takes it (one open at its start).

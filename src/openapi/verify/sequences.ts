@@ -92,6 +92,10 @@ function sameIdempotencyKey (one: HttpRequest, other: HttpRequest): boolean {
   return keyOf(one) !== undefined && keyOf(one) === keyOf(other)
 }
 
+// A schema of properties and no type means an object, though JSON Schema lets a list through it:
+// a list written there (Visma's contract details, a list in its create, an object in its read) is no promise to keep.
+const meantObject = (property: JsonSchema, value: unknown): boolean => property.type === undefined && isObject(property.properties) && !isObject(value)
+
 /**
  * What a read's item holds otherwise than `sent` wrote: each property the read declares and takes
  * as sent (a string sent where an object is read cannot come back as sent), within the item read
@@ -106,9 +110,6 @@ export function unwritten (doc: OpenApiDocument, validators: Validators, schema:
   // groups: an allOf part's additionalProperties takes only objects, so no displayName is valid).
   const whole = isObject(schema) ? validators.response(schema) : undefined
   const valid = whole !== undefined && isObject(read) && whole(read)
-  // A schema of properties and no type means an object, though JSON Schema lets a list through it:
-  // a list written there (Visma's contract details, a list in its create, an object in its read) is no promise either.
-  const meantObject = (property: JsonSchema, value: unknown) => property.type === undefined && isObject(property.properties) && !isObject(value)
   return Object.entries(sent).filter(([name, value]) => {
     const property = derefSchema(doc, declared[name])
     return name !== key && property !== undefined && property.readOnly !== true && property.writeOnly !== true && validators.response(property)(value) && !meantObject(property, value) &&
