@@ -1,10 +1,10 @@
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
-import { concretePath } from '../../src/openapi/routes/path-template.ts'
 import { placeIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'
 import { unwritten, writtenBy } from '../../src/openapi/verify/sequences.ts'
+import { spelled } from '../../src/openapi/verify/spelling.ts'
 
 // A client's first use of a stateful mock: a create of a resource, made as the verifier makes a
 // valid request (verify/cases.ts), then a read of what it answered; whether the read answers what
@@ -37,7 +37,9 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   const key = item?.[property] ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[property]
   if (key === undefined) return { outcome: 'no key in the create\'s answer' }
   const parents = Object.fromEntries(plan.parameters.map((p, i) => [p.name, made.values.parameters[i]]).filter(([name]) => resource.parents.includes(name as string)))
-  const path = concretePath(resource.item, { ...parents, [resource.parameter]: key })
+  // Each spelled as the read's parameter says (a JSON one, `content`, as JSON text).
+  const values: Record<string, unknown> = { ...parents, [resource.parameter]: key }
+  const path = read.parameters.filter((p) => p.in === 'path').reduce((at, p) => at.replace(`{${p.name}}`, spelled(p, values[p.name], encodeURIComponent)), resource.item)
   // The read's credentials and required query, as the verifier would send them.
   const usual = (() => { try { return planner(doc, read, validators, {}).fixed()[0]?.request } catch { return undefined } })()
   const query = usual?.path.includes('?') === true ? usual.path.slice(usual.path.indexOf('?')) : ''

@@ -82,3 +82,20 @@ t.test('a create whose body is a list (Mastodon\'s statuses, as its description 
   t.same(inferred({ type: 'array', items: status }), ['not remembered: /statuses/{id}: nothing creates its items (no POST /statuses that declares a success and takes one item, no PUT /statuses/{id})'])
   t.same(inferred(status), ['/statuses/{id}: statuses keyed by id (read GET, delete DELETE, create POST)'], 'one that takes an item, remembered')
 })
+
+t.test('a key in a JSON path parameter (Stream\'s GET /imports/{id}, `content: application/json`) is read back as JSON text', async (t) => {
+  const item = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' } } }
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } })
+  const document: any = {
+    openapi: '3.0.3',
+    info: { title: 'Imports', version: '1.0.0' },
+    paths: {
+      '/imports': { post: { requestBody: { required: true, ...json(item) }, responses: { 201: { description: 'made', ...json(item) } } } },
+      '/imports/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, ...json({ type: 'string' }) }], responses: { 200: { description: 'the import', ...json(item) } } } }
+    }
+  }
+  const { app, document: model, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'imports.json')
+  t.teardown(() => app.close())
+  const [resource] = inferResources(model, routes).resources
+  t.same(await createThenRead(model, createValidators(model, 'imports.json'), app.inject.bind(app), resource), { outcome: 'read back' })
+})
