@@ -138,6 +138,19 @@ t.test('a create whose answer holds no item names the one it made by its Locatio
   t.same([read.statusCode, read.json().name], [200, 'Spring'], `${created.headers.location} is the campaign made`)
 })
 
+t.test('a create whose answer is the key alone answers the key of the item it made', async (t) => {
+  // As LUIS's POST /apps/: 201, the new app's id as a JSON value, and no Location.
+  const app = await collectionMock(t, 'apps', { type: 'object', properties: { name: { type: 'string' } } }, { type: 'object', properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } }, { description: 'its id', ...json({ type: 'integer' }) })
+  const keys = []
+  for (const name of ['Comics', 'Weather']) {
+    const created = await app.inject({ method: 'POST', url: '/apps', payload: { name } })
+    t.equal(created.statusCode, 201)
+    keys.push(created.json())
+    t.same((await app.inject({ url: `/apps/${created.json()}` })).json(), { id: created.json(), name }, `${created.body} is the ${name} app`)
+  }
+  t.not(keys[0], keys[1], 'each its own')
+})
+
 t.test('a key the read spells as one type and the create\'s answer as another is answered as the same value, spelled as asked', async (t) => {
   // As Jira's: a notification scheme's id an integer when read, a string in the create's answer; a project's, the other way round (int64).
   const written = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -983,6 +985,42 @@ t.test('a create\'s Location with a malformed escape (%zz): named, and the run g
   const found = verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`))
   t.equal(found.length, 1, 'one violation')
   t.match(found, [/^ensure_resource_availability: notes (\d+) made, and its Location names no such item: \/notes\/%zz \(the item is \/notes\/\1\)$/])
+})
+
+t.test('a create that answers the new key alone (LUIS\'s POST /apps/, the app\'s GUID as a JSON string): the chain reads that key; a service whose read loses the name: found; one kept to its word, and the project\'s mock: nothing', async (t) => {
+  const app = { type: 'object', required: ['name'], properties: { id: { type: 'string', format: 'uuid', readOnly: true }, name: { type: 'string', minLength: 1 } } }
+  const APPS = {
+    openapi: '3.1.0',
+    info: { title: 'Apps', version: '1.0.0' },
+    paths: {
+      '/apps': { post: { requestBody: { required: true, ...json(app) }, responses: { 201: { description: 'its id', ...json({ type: 'string', format: 'uuid' }) }, 400: { description: 'bad' } } } },
+      '/apps/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }], responses: { 200: { description: 'an app', ...json(app) }, 404: { description: 'none' } } } }
+    }
+  }
+  let found = 0
+  const service = (loses: boolean) => {
+    const apps = new Map<string, string>()
+    return (req: IncomingMessage, res: ServerResponse, text: string) => {
+      if (req.method === 'POST') {
+        const sent = (() => { try { return JSON.parse(text) } catch { return undefined } })()
+        if (req.headers['content-type'] !== 'application/json' || typeof sent?.name !== 'string' || sent.name === '' || Object.keys(sent).some((k) => k !== 'name')) return answer(res, 400)
+        const id = randomUUID()
+        apps.set(id, sent.name)
+        return answer(res, 201, id)
+      }
+      const id = decodeURIComponent(req.url!.slice('/apps/'.length))
+      if (!apps.has(id)) return answer(res, 404)
+      found++
+      answer(res, 200, { id, name: loses ? 'untitled' : apps.get(id) })
+    }
+  }
+  const violations = (verification: Awaited<ReturnType<typeof verify>>) => verification.operations.flatMap((o) => o.violations.map((v) => v.check))
+  const kept = await verifiedAgainst(t, APPS, service(false))
+  t.same(violations(kept.verification), [], 'kept to its word: nothing found')
+  t.ok(found > 0, `${found} reads of an app created`)
+  t.same(violations((await verifiedAgainst(t, APPS, service(true))).verification), ['read_after_write'], 'a read that loses the name: found')
+  const mocked = await verifiedMock(t, APPS)
+  t.same([mocked.inferred, mocked.found], [['/apps/{id}: apps keyed by id (read GET, create POST)'], []], 'the project\'s mock: nothing')
 })
 
 t.test('a double past 2^53 (Google Wallet\'s coordinates, drawn as 9.8e16 and 1.9e202) read back as the service keeps its digits, exactly (a bigint): the same double, held; another: read_after_write', async (t) => {

@@ -16,7 +16,7 @@ import { matching, setApart, validSample } from '../schemas/samples.ts'
 import { errorToMend, isObject, oneOfIn, schemaAt, tokensOf } from '../schemas/schema-at.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { bodyEnvelope, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { bodyEnvelope, keyAlone, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import { pageOf, pagingOf, tellPage } from './paging.ts'
 import type { Item, State } from './state.ts'
 
@@ -294,7 +294,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
 
   /**
    * An answer of `route` with the item; undefined where the item cannot be shaped for it. `keyless`:
-   * the document's sample where the answer holds no item (a create's that names it by its Location alone).
+   * where the answer holds no item, its key alone where it is that, else the document's sample (a
+   * create's that names it by its Location alone).
    */
   const itemAnswer = (route: RouteSpec, resource: Resource, item: Item, accept: string, status?: number, keyless = false): Answer | undefined => {
     const response = status === undefined ? successOf(route) : responseFor(route.responses, status)
@@ -309,7 +310,12 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
     // JSON only: an item asked for in XML is answered from the document, as before.
     const json = kindOf(concreteType(media.type)) === 'json'
     const place = json ? placeOf(media, resource) : undefined
-    if (place === undefined && json && keyless) return { status: code, body: jsonText(tools.sampled(route, response, media)), headers, contentType: concreteType(media.type) }
+    if (place === undefined && json && keyless) {
+      // An answer that is the key alone (LUIS's new app's GUID) answers the item's own.
+      const key = keyAlone(doc, media.schema, item.value[resource.property!])
+      const body = key !== undefined && tools.validatorOf(media)(key) ? key : tools.sampled(route, response, media)
+      return { status: code, body: jsonText(body), headers, contentType: concreteType(media.type) }
+    }
     const body = place === undefined ? null : shaped(item, media.schema!, place, () => tools.sampled(route, response, media), tools.validatorOf(media))
     return body === null ? undefined : { status: code, body: body.text, headers, contentType: concreteType(media.type) }
   }

@@ -144,6 +144,17 @@ export function placeIn (doc: OpenApiDocument, resource: Resource, schema: unkno
   return resource.property === undefined ? { envelope: [], schema: derefSchema(doc, schema) } : itemIn(doc, schema, resource.parameter, resource.name)
 }
 
+/**
+ * The key a create's answer is alone, where its schema is text or a number and the answer one
+ * (LUIS's POST /apps/ answers 201 with the new app's GUID, a JSON string): how its client learns
+ * the key. Else undefined. The mock's answer and the verifier's reading of it.
+ */
+export function keyAlone (doc: OpenApiDocument, schema: unknown, answer: unknown): string | number | undefined {
+  const types = [derefSchema(doc, schema)?.type].flat()
+  const alone = types.length > 0 && types.every((type) => type === 'string' || type === 'integer' || type === 'number')
+  return alone && (typeof answer === 'string' || typeof answer === 'number') ? answer : undefined
+}
+
 /** Whether a route of the resource names the item by its path (/pets/{petId}); else by its body's key (PUT /pet), or it makes or lists them. */
 export const keyInPath = (resource: Resource, route: RouteSpec): boolean => Object.values(route.pathNames).includes(resource.parameter)
 

@@ -5,7 +5,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
 import { isJsonPatch } from '../requests/json-patch.ts'
 import { isMergePatch, mergePatch } from '../requests/merge-patch.ts'
-import { bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
+import { bare, bodyEnvelope, jsonBodySchema, keyAlone, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { isObject } from '../schemas/schema-at.ts'
@@ -200,9 +200,9 @@ export function sequences (doc: OpenApiDocument, validators: Validators, resourc
     const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
     const item = place === undefined ? undefined : valueIn(json(answer), place.envelope)
     const location = answer.headers.location?.split('?')[0].split('/').filter((segment) => segment !== '').at(-1)
-    // An item a POST creates holds its key (resources.ts).
+    // An item a POST creates holds its key (resources.ts), or the answer is that key alone.
     const property = resource.property!
-    return item?.[property] ?? (location === undefined ? undefined : decoded(location)) ?? (sent.values.body as any)?.[property]
+    return item?.[property] ?? keyAlone(doc, media?.schema, json(answer)) ?? (location === undefined ? undefined : decoded(location)) ?? (sent.values.body as any)?.[property]
   }
   /**
    * What is wrong with a create's Location (RFC 9110, 15.3.2: the item it made), where it does not
