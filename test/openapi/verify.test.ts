@@ -521,6 +521,23 @@ t.test('a header given by content (JSON, as Apideck\'s x-apideck-metadata): text
   t.ok(headers.every((header) => /^[\x20-\x7e]*$/.test(header ?? '')), 'each header ASCII')
 })
 
+t.test('a path parameter given by content of a type no JSON (Telnyx\'s ids, `*/*`): sent as its text, as the engine reads it; in JSON, as JSON text', async (t) => {
+  const id = (type: string) => [{ name: 'id', in: 'path', required: true, content: { [type]: { schema: { type: 'string', format: 'uuid' } } } }]
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'Reports', version: '1.0.0' },
+    paths: {
+      '/reports/{id}': { get: { parameters: id('*/*'), responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } },
+      '/runs/{id}': { get: { parameters: id('application/json'), responses: { 200: { description: 'ok' }, 400: { description: 'bad' } } } }
+    }
+  }
+  const verification = await verifiedMockOverHttp(t, document, { generated: 5 })
+  t.same(verification.operations.flatMap((o) => o.violations.map((v) => `${v.check}: ${v.detail}`)), [], 'nothing found')
+  const valid = (path: string) => verification.operations.find((o) => o.path === path)!.sent.filter((s) => s.kind === 'valid')
+  t.ok(valid('/reports/{id}').length > 0 && valid('/reports/{id}').every((s) => /^\/reports\/[0-9a-f-]{36}$/.test(s.request.path) && s.status === 200), 'a report\'s id as itself, taken')
+  t.ok(valid('/runs/{id}').length > 0 && valid('/runs/{id}').every((s) => /^\/runs\/%22[0-9a-f-]{36}%22$/.test(s.request.path) && s.status === 200), 'a run\'s as JSON text, taken')
+})
+
 t.test('the project\'s own document, mocked: nothing found, its refusals carrying the Cache-Control its errors require', async (t) => {
   const { document } = await loadDocument()
   const verification = await verifiedMockOverHttp(t, document)

@@ -105,9 +105,12 @@ function fromQuery (parameter: ParameterSpec, pairs: Pair[], claimed: Set<string
   return fromText(parameter, values[0])
 }
 
+/** Whether a parameter given by content is JSON; in any other media type (Telnyx's ids, of any type) its text is its value. The verifier spells it so too. */
+export const jsonContent = (parameter: ParameterSpec): boolean => /\bjson\b/.test(parameter.contentType ?? '')
+
 /** The value of a parameter given by content, parsed as its media type says. */
 function fromContent (parameter: ParameterSpec, text: string): unknown {
-  if (!/\bjson\b/.test(parameter.contentType!)) return text
+  if (!jsonContent(parameter)) return text
   try {
     return JSON.parse(text)
   } catch {

@@ -1,6 +1,7 @@
 import { jsonText } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
+import { jsonContent } from '../requests/parameters.ts'
 import { formBody, formFields, multipartFields, propertySchema } from '../requests/request-validation.ts'
 import type { MediaSpec, ParameterSpec } from '../routes/routes.ts'
 import { derefSchema } from '../schemas/schema.ts'
@@ -21,7 +22,7 @@ const enc = encodeURIComponent
 
 /** A parameter's value spelled as its style says, for a path segment, a header or a cookie (as one piece of text). */
 export function spelled (p: ParameterSpec, value: unknown, encode: (s: string) => string): string {
-  if (p.contentType !== undefined) return encode(asciiJson(value))
+  if (p.contentType !== undefined) return encode(jsonContent(p) ? asciiJson(value) : text(value))
   const items = Array.isArray(value)
     ? value.map((v) => encode(text(v)))
     : value !== null && typeof value === 'object'
