@@ -370,6 +370,17 @@ t.test('a list\'s item no value satisfies (SendGrid\'s message: its allOf gives 
   t.same(warned, [], 'served as the document allows: nothing to warn of')
 })
 
+t.test('a list\'s item that is no value at all (Mercedes-Benz\'s ProductGroup: an object whose enum lists only text): the list answered without it, and the answer valid', async (t) => {
+  const group = { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, enum: ['PKW', 'VAN', 'SMART'] }
+  const market = { type: 'object', required: ['market', 'productGroups'], properties: { market: { type: 'string' }, productGroups: { type: 'array', items: group } } }
+  const document = { openapi: '3.0.0', info: { title: 'Markets', version: '1.0.0' }, paths: { '/market': { get: { responses: { 200: { description: 'a market', content: { 'application/json': { schema: market } } } } } } } }
+  const warned: string[] = []
+  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'warn' }), { text: '', document }, 'markets.json', { write: (line: string) => { warned.push(JSON.parse(line).problem) } })
+  t.teardown(() => app.close())
+  t.same((await app.inject({ method: 'GET', url: '/market' })).json(), { market: 'string', productGroups: [] })
+  t.same(warned, [], 'served as the document allows: nothing to warn of')
+})
+
 t.test('a oneOf of objects that require nothing (jumpseller\'s store status or the new store), which every object matches twice: answered with the first, and null for the other\'s member, which tells them apart', async (t) => {
   const status = { type: 'object', properties: { status: { type: 'object', properties: { message: { type: 'string' }, percentage: { type: 'string' } } } } }
   const store = { type: 'object', properties: { store: { type: 'object', properties: { code: { type: 'string' } } } } }

@@ -180,14 +180,7 @@ function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: un
     // Required again after every value it was given failed: no value settles it (SendGrid's
     // message, whose allOf gives an event's bounce_type two enums that share none), so the object
     // cannot be. Where that object is a list's item, the list goes without it.
-    if (error!.keyword === 'required' && before.size > 0) {
-      const item = tokensOf(error!.instancePath)
-      const list = valueIn(current, item.slice(0, -1))
-      if (item.length > 0 && Array.isArray(list)) {
-        list.splice(Number(item.at(-1)), 1)
-        continue
-      }
-    }
+    if (error!.keyword === 'required' && before.size > 0 && withoutItem(current, error!.instancePath)) continue
     // A format's value its pattern refuses (optimade's version URLs, a uri that ends in /v1): that
     // value with the pattern's match after it, where the pattern takes it (one open at its start).
     const refused = at(current, fix.pointer)
@@ -195,6 +188,9 @@ function mended (doc: OpenApiDocument, schema: JsonSchema | undefined, value: un
     // A pattern's first match its bounds refuse (AWS Location's ^geo:\w*\*?$, at least 5 long): its longest.
     if (error?.keyword === 'pattern' && before.has(JSON.stringify(fix.by))) fix.by = matching(error.params.pattern, 'longest') ?? fix.by
     const again = fix.by !== undefined && before.has(JSON.stringify(fix.by))
+    // A list's item given a value it was given before, which failed: no value settles it
+    // (Mercedes-Benz's ProductGroup, an object whose enum lists only text), and the list goes without it.
+    if (again && withoutItem(current, fix.pointer)) continue
     if (fix.by !== undefined) before.add(JSON.stringify(fix.by))
     current = replaced(current, fix.pointer, again && fix.pointer !== '' && isProperty(current, fix.pointer) ? undefined : fix.by)
   }
@@ -237,6 +233,15 @@ function refusedBy (schema: JsonSchema | undefined): unknown {
   const types = [schema?.type].flat()
   if (schema?.nullable === true) types.push('null')
   return types.some((type) => typeof type === 'string') ? OF_TYPE.find(([are]) => !are.some((type) => types.includes(type)))?.[1] : undefined
+}
+
+/** `value` without the list's item `pointer` names, where it names one (in place): whether it did. */
+function withoutItem (value: unknown, pointer: string): boolean {
+  const tokens = tokensOf(pointer)
+  const list = valueIn(value, tokens.slice(0, -1))
+  if (tokens.length === 0 || !Array.isArray(list)) return false
+  list.splice(Number(tokens.at(-1)), 1)
+  return true
 }
 
 /** Whether `pointer` names a property of an object (not an item of a list) in `value`. */
