@@ -6,7 +6,9 @@ import { loadDocument } from '../../src/openapi/document/document.ts'
 import { describeInference, inferResources, singular } from '../../src/openapi/routes/resources.ts'
 import { routeList } from '../../src/openapi/routes/routes.ts'
 import { createValidators } from '../../src/openapi/schemas/validation.ts'
+import { verify } from '../../src/openapi/verify/verifier.ts'
 import { createThenRead } from '../helpers/read-after-write.ts'
+import { injectTransport } from '../helpers/inject-transport.ts'
 import { EXAMPLES, exampleNames } from '../helpers/readme-examples.ts'
 
 // The resources the stateful mock infers (openapi/mock/resources.ts), on ReadMe's example
@@ -98,4 +100,23 @@ t.test('a key in a JSON path parameter (Stream\'s GET /imports/{id}, `content: a
   t.teardown(() => app.close())
   const [resource] = inferResources(model, routes).resources
   t.same(await createThenRead(model, createValidators(model, 'imports.json'), app.inject.bind(app), resource), { outcome: 'read back' })
+})
+
+t.test('a create that answers the item in a range of types (Clever Cloud\'s organisations, `*/*`), which the mock answers in JSON: its key read from it, and the item read back', async (t) => {
+  const organisation = { type: 'object', required: ['name'], properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' } } }
+  const document: any = {
+    openapi: '3.0.3',
+    info: { title: 'Organisations', version: '1.0.0' },
+    paths: {
+      '/organisations': { post: { requestBody: { required: true, content: { 'application/json': { schema: organisation } } }, responses: { 200: { description: 'made', content: { '*/*': { schema: organisation } } } } } },
+      '/organisations/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'it', content: { 'application/json': { schema: organisation } } } } } }
+    }
+  }
+  const { app, document: model, routes } = await buildMock(loadConfig({ LOG_LEVEL: 'silent' }), { text: '', document }, 'organisations.json')
+  t.teardown(() => app.close())
+  const [resource] = inferResources(model, routes).resources
+  t.same(await createThenRead(model, createValidators(model, 'organisations.json'), app.inject.bind(app), resource), { outcome: 'read back' })
+  // The verifier's chain reads what it created too: against the mock, nothing found.
+  const verification = await verify(model, injectTransport(app), { seed: 1, generated: 0 })
+  t.same([verification.operations.flatMap((o) => o.violations), verification.chains.requests > 2], [[], true], `a chain of ${verification.chains.requests} requests, nothing found`)
 })

@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../document/document.ts'
-import { kindOf } from '../requests/bodies.ts'
+import { concreteType, kindOf } from '../requests/bodies.ts'
 import { shapeOf, type MediaSpec, type ResponseSpec, type RouteSpec } from './routes.ts'
 import { derefSchema, type JsonSchema } from '../schemas/schema.ts'
 
@@ -88,11 +88,14 @@ export function successOf (route: RouteSpec): ResponseSpec | undefined {
   return successes.get(route)
 }
 
-/** The JSON media type of a success answer: the operation's first 2xx (or default) that carries JSON. */
+/**
+ * The JSON media type of a success answer: the operation's first 2xx (or default) that carries
+ * JSON, or a range the mock answers in JSON (Clever Cloud's creates, declared in any type at all).
+ */
 export function successJson (route: RouteSpec | undefined): { response: ResponseSpec, media: MediaSpec } | undefined {
   for (const response of route?.responses ?? []) {
     if (!response.status.startsWith('2') && response.status !== 'default') continue
-    const media = response.media.find((m) => kindOf(m.type) === 'json' && m.schema !== undefined)
+    const media = response.media.find((m) => kindOf(concreteType(m.type)) === 'json' && m.schema !== undefined)
     if (media !== undefined) return { response, media }
   }
   return undefined
