@@ -359,26 +359,21 @@ t.test('a property no value satisfies (a string whose enum lists numbers, as the
   t.same((await app.inject({ method: 'GET', url: '/render' })).json(), { output: { format: 'mp4', fps: 0 } })
 })
 
-t.test('a list\'s item no value satisfies (SendGrid\'s message: its allOf gives an event\'s required bounce_type two enums that share none): the list answered without it, and the answer valid', async (t) => {
+t.test('a list\'s item no value satisfies: the list answered without it, and the answer valid, with nothing to warn of', async (t) => {
+  // SendGrid's message: its allOf gives an event's required bounce_type two enums that share none.
   const event = (bounce: string[]) => ({ type: 'object', required: ['event_name', 'bounce_type'], properties: { event_name: { type: 'string' }, bounce_type: { type: 'string', enum: bounce } } })
   const message = { allOf: [{ type: 'object', required: ['msg_id', 'events'], properties: { msg_id: { type: 'string' }, events: { type: 'array', items: event(['bounced', 'blocked']) } } }, { type: 'object', properties: { events: { type: 'array', items: event(['soft', 'hard']) } } }] }
-  const document = { openapi: '3.0.0', info: { title: 'Messages', version: '1.0.0' }, paths: { '/message': { get: { responses: { 200: { description: 'a message', content: { 'application/json': { schema: message } } } } } } } }
-  const warned: string[] = []
-  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'warn' }), { text: '', document }, 'messages.json', { write: (line: string) => { warned.push(JSON.parse(line).problem) } })
-  t.teardown(() => app.close())
-  t.same((await app.inject({ method: 'GET', url: '/message' })).json(), { msg_id: 'string', events: [] })
-  t.same(warned, [], 'served as the document allows: nothing to warn of')
-})
-
-t.test('a list\'s item that is no value at all (Mercedes-Benz\'s ProductGroup: an object whose enum lists only text): the list answered without it, and the answer valid', async (t) => {
+  // Mercedes-Benz's ProductGroup: an object whose enum lists only text.
   const group = { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, enum: ['PKW', 'VAN', 'SMART'] }
   const market = { type: 'object', required: ['market', 'productGroups'], properties: { market: { type: 'string' }, productGroups: { type: 'array', items: group } } }
-  const document = { openapi: '3.0.0', info: { title: 'Markets', version: '1.0.0' }, paths: { '/market': { get: { responses: { 200: { description: 'a market', content: { 'application/json': { schema: market } } } } } } } }
-  const warned: string[] = []
-  const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'warn' }), { text: '', document }, 'markets.json', { write: (line: string) => { warned.push(JSON.parse(line).problem) } })
-  t.teardown(() => app.close())
-  t.same((await app.inject({ method: 'GET', url: '/market' })).json(), { market: 'string', productGroups: [] })
-  t.same(warned, [], 'served as the document allows: nothing to warn of')
+  const cases = [{ schema: message, answered: { msg_id: 'string', events: [] } }, { schema: market, answered: { market: 'string', productGroups: [] } }]
+  for (const { schema, answered } of cases) {
+    const document = { openapi: '3.0.0', info: { title: 'Lists', version: '1.0.0' }, paths: { '/one': { get: { responses: { 200: { description: 'one', content: { 'application/json': { schema } } } } } } } }
+    const warned: string[] = []
+    const { app } = await buildMock(loadConfig({ LOG_LEVEL: 'warn' }), { text: '', document }, 'lists.json', { write: (line: string) => { warned.push(JSON.parse(line).problem) } })
+    t.teardown(() => app.close())
+    t.same([(await app.inject({ method: 'GET', url: '/one' })).json(), warned], [answered, []])
+  }
 })
 
 t.test('a oneOf of objects that require nothing (jumpseller\'s store status or the new store), which every object matches twice: answered with the first, and null for the other\'s member, which tells them apart', async (t) => {
