@@ -1,9 +1,9 @@
 import type { buildMock } from '../../src/cli/mock-app.ts'
 import type { OpenApiDocument } from '../../src/openapi/document/document.ts'
-import { keyAlone, placeIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
+import { placeIn, successJson, valueIn, type Resource } from '../../src/openapi/routes/resources.ts'
 import type { Validators } from '../../src/openapi/schemas/validation.ts'
 import { planner } from '../../src/openapi/verify/cases.ts'
-import { unwritten, writtenBy } from '../../src/openapi/verify/sequences.ts'
+import { createdKey, unwritten, writtenBy } from '../../src/openapi/verify/sequences.ts'
 import { spelled } from '../../src/openapi/verify/spelling.ts'
 
 // A client's first use of a stateful mock: a create of a resource, made as the verifier makes a
@@ -23,18 +23,13 @@ export async function createThenRead (doc: OpenApiDocument, validators: Validato
   if (made === undefined) return { outcome: 'no valid create could be made' }
   const created = await inject({ method: create.method as 'POST', url: made.request.path, headers: made.request.headers, payload: made.request.body })
   if (created.statusCode < 200 || created.statusCode > 299) return { outcome: 'create not answered 2xx', detail: `${created.statusCode} ${created.body.slice(0, 120)}` }
-  // The key: from the answer's item, or the answer itself, else Location, else what the request sent.
-  const createMedia = successJson(create)?.media
-  const place = createMedia?.schema === undefined ? undefined : placeIn(doc, resource, createMedia.schema)
   const answered = (() => { try { return created.json() } catch { return undefined } })()
-  const item = place === undefined ? undefined : valueIn(answered, place.envelope)
   // What the create wrote, as the verifier has it: a form's fields as they arrive (an empty object
   // is none), and bytes and text hold no item's properties, whatever their schema says (Google
   // Storage's object upload, an object in application/octet-stream).
   const sent = writtenBy(doc, validators, made.values) as Record<string, unknown> | undefined
-  // An item a POST creates holds its key (resources.ts), or the answer is that key alone.
-  const property = resource.property!
-  const key = item?.[property] ?? keyAlone(doc, createMedia?.schema, answered) ?? created.headers.location?.toString().split('/').at(-1) ?? sent?.[property]
+  // The key, as the verifier learns it.
+  const key = createdKey(doc, resource, create, answered, created.headers.location?.toString(), sent)
   if (key === undefined) return { outcome: 'no key in the create\'s answer' }
   const parents = Object.fromEntries(plan.parameters.map((p, i) => [p.name, made.values.parameters[i]]).filter(([name]) => resource.parents.includes(name as string)))
   // Each spelled as the read's parameter says (a JSON one, `content`, as JSON text).

@@ -92,6 +92,20 @@ function sameIdempotencyKey (one: HttpRequest, other: HttpRequest): boolean {
   return keyOf(one) !== undefined && keyOf(one) === keyOf(other)
 }
 
+/**
+ * The key of the item a create made, as its client learns it: its answer's item's (an item a POST
+ * creates holds its key, resources.ts), or the answer itself where it is the key alone, else its
+ * Location's last segment, else what the request sent.
+ */
+export function createdKey (doc: OpenApiDocument, resource: Resource, route: RouteSpec, answered: unknown, location: string | undefined, sent: unknown): unknown {
+  const media = successJson(route)?.media
+  const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
+  const item = place === undefined ? undefined : valueIn(answered, place.envelope)
+  const segment = location?.split('?')[0].split('/').filter((part) => part !== '').at(-1)
+  const property = resource.property!
+  return item?.[property] ?? keyAlone(doc, media?.schema, answered) ?? (segment === undefined ? undefined : decoded(segment)) ?? (sent as any)?.[property]
+}
+
 // A schema of properties and no type means an object, though JSON Schema lets a list through it:
 // a list written there (Visma's contract details, a list in its create, an object in its read) is no promise to keep.
 const meantObject = (property: JsonSchema, value: unknown): boolean => property.type === undefined && isObject(property.properties) && !isObject(value)
@@ -195,15 +209,7 @@ export const chainMemory = (): ChainMemory => ({ bodies: new Map(), taken: new M
 /** Runs chains of one document: each resource's, and its shrinking. */
 export function sequences (doc: OpenApiDocument, validators: Validators, resources: Resource[], planOf: (route: RouteSpec) => Planner, judgeOf: (route: RouteSpec) => Judge, send: ChainExchange, enabled: ReadonlySet<CheckName>, seed: number, memory: ChainMemory) {
   const byItem = new Map(resources.map((resource) => [bare(resource.item), resource]))
-  const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => {
-    const media = successJson(route)?.media
-    const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
-    const item = place === undefined ? undefined : valueIn(json(answer), place.envelope)
-    const location = answer.headers.location?.split('?')[0].split('/').filter((segment) => segment !== '').at(-1)
-    // An item a POST creates holds its key (resources.ts), or the answer is that key alone.
-    const property = resource.property!
-    return item?.[property] ?? keyAlone(doc, media?.schema, json(answer)) ?? (location === undefined ? undefined : decoded(location)) ?? (sent.values.body as any)?.[property]
-  }
+  const keyOf = (resource: Resource, route: RouteSpec, answer: Answer, sent: Case): unknown => createdKey(doc, resource, route, json(answer), answer.headers.location, sent.values.body)
   /**
    * What is wrong with a create's Location (RFC 9110, 15.3.2: the item it made), where it does not
    * name the item: its path ends with neither the item's path (`/shelves/7/books/9`) nor its
