@@ -3,6 +3,7 @@ import { connect } from 'node:net'
 import t from 'tap'
 import { buildMock } from '../../src/cli/mock-app.ts'
 import { loadConfig } from '../../src/config.ts'
+import { validSample } from '../../src/openapi/schemas/samples.ts'
 import { createValidators } from '../../src/openapi/schemas/validation.ts'
 import { captureLog } from '../helpers/app.ts'
 
@@ -472,4 +473,23 @@ t.test('a string of a format whose pattern its value does not match (optimade\'s
   const { url } = (await app.inject({ method: 'GET', url: '/versions' })).json()
   t.ok(/.+\/v[0-1](\.[0-9]+)*\/?$/.test(url) && URL.canParse(url), `a URL of the pattern: ${url}`)
   t.notOk(lines.some((line) => /closest/.test(line.problem ?? '')), 'no closest sample named at start')
+})
+
+t.test('a schema\'s sample is made once, however often it is asked for, and each caller is given its own copy to change', async (t) => {
+  // Each read of the schema counted: the sampler, the mender and the validator's compiler read it as they make a sample.
+  let reads = 0
+  const item = { type: 'object', required: ['name', 'tags'], properties: { name: { type: 'string', pattern: '^[A-Z][a-z]+$' }, tags: { type: 'array', items: { type: 'string' } } } }
+  const schema = new Proxy(item, { get: (target, key) => { reads++; return Reflect.get(target, key) } })
+  const document = { openapi: '3.1.0', info: { title: 'Items', version: '1.0.0' }, paths: {} }
+  const validate = createValidators(document).request(schema)
+  const first = validSample(document, schema, validate, { direction: 'request' }) as { value: { name: string, tags: string[] }, valid: boolean }
+  const readsToMake = reads
+  t.ok(readsToMake > 0 && first.valid && validate(first.value), 'made, valid')
+  const made = structuredClone(first.value)
+  first.value.tags.push('changed by its caller')
+  const again = validSample(document, schema, validate, { direction: 'request' })
+  t.equal(reads, readsToMake, 'asked again: the schema not read again')
+  t.same(again, { value: made, valid: true }, 'as it was made, not as a caller changed it')
+  validSample(document, schema, validate, { direction: 'request', minimal: true })
+  t.ok(reads > readsToMake, 'other options: made anew')
 })

@@ -17,6 +17,7 @@ import { derefSchema, standaloneSchema, writeOnlyIn, type JsonSchema } from './s
 // same schema gives the same value.
 
 export interface Sample { value: unknown, valid: boolean }
+interface SampleOptions { direction: 'request' | 'response', xml?: boolean, minimal?: boolean }
 
 const MAX_DEPTH = 8
 // Values a sample may hold before it is made again shallower: DocuSign's recipients, eight
@@ -25,6 +26,10 @@ const MAX_VALUES = 5000
 // Mends a value may take: this many, and one more for each value within it (UniCourt's case holds
 // 67 date-times, each mended alone), so that a large sample is not given up half mended.
 const MAX_MENDS = 40
+// Each schema's samples, by its validator and the options: made once, as the same schema gives the
+// same value. A large schema takes long to sample (Microsoft Graph's drive, its users and their
+// lists eight references deep: a second), and the verifier asks for one again at each request of a chain.
+const samples = new WeakMap<object, WeakMap<ValidateFunction, Map<string, Sample | undefined>>>()
 
 /** A valid value of each format JSON Schema and OpenAPI name. */
 const FORMATS: Record<string, unknown> = {
@@ -299,7 +304,22 @@ function quietly<T> (make: () => T): T {
  * says which properties to leave out: a request's readOnly ones, an answer's writeOnly ones. XML
  * is the sampler's, unchecked. `minimal`: of its required properties alone.
  */
-export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefined, validate: ValidateFunction, { direction, xml = false, minimal = false }: { direction: 'request' | 'response', xml?: boolean, minimal?: boolean }): Sample | undefined {
+export function validSample (doc: OpenApiDocument, schema: JsonSchema | undefined, validate: ValidateFunction, options: SampleOptions): Sample | undefined {
+  if (schema === undefined) return madeSample(doc, schema, validate, options)
+  const { direction, xml = false, minimal = false } = options
+  let byValidator = samples.get(schema)
+  if (byValidator === undefined) samples.set(schema, byValidator = new WeakMap())
+  let byOptions = byValidator.get(validate)
+  if (byOptions === undefined) byValidator.set(validate, byOptions = new Map())
+  const key = `${direction} ${xml} ${minimal}`
+  if (!byOptions.has(key)) byOptions.set(key, madeSample(doc, schema, validate, options))
+  const made = byOptions.get(key)
+  // A copy each time: callers complete and change the values they are given.
+  return made === undefined ? undefined : { value: structuredClone(made.value), valid: made.valid }
+}
+
+/** validSample's value, made. */
+function madeSample (doc: OpenApiDocument, schema: JsonSchema | undefined, validate: ValidateFunction, { direction, xml = false, minimal = false }: SampleOptions): Sample | undefined {
   const skip = direction === 'request' ? { skipReadOnly: true } : { skipWriteOnly: true }
   let first: unknown
   let bare: JsonSchema | undefined
