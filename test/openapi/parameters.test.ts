@@ -107,7 +107,7 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same((await get('/cookie-list', { cookie: 'v=3,4' })).cookies.v, [3, 4], 'a cookie list')
 })
 
-t.test('parameters that share a segment: each up to the text after it; two with nothing between them, by the values their schemas list or an integer\'s digits; one before an extension, up to its last dot', async (t) => {
+t.test('parameters that share a segment: each up to the text after it, the narrowest template first; two with nothing between them, by the values their schemas list or an integer\'s digits; one before an extension, up to its last dot', async (t) => {
   const operationId = (path: string) => path.replace(/\W/g, '')
   const segment = (path: string, ...parameters: Array<[string, object]>) => [path, { get: { operationId: operationId(path), parameters: parameters.map(([name, schema]) => ({ name, in: 'path', required: true, schema })), responses: { 200: { description: 'echo' } } } }]
   const shared = {
@@ -123,7 +123,11 @@ t.test('parameters that share a segment: each up to the text after it; two with 
       // As NASA's /api/projects/{id}{.format}: an integer, then whatever follows its digits.
       segment('/projects/{id}{.format}', ['id', { type: 'integer', format: 'int64' }], ['.format', { type: 'string' }]),
       // As TomTom's /reverseGeocode/{position}.{ext}: a position holds dots, an extension none.
-      segment('/geocode/{position}.{ext}', ['position', { type: 'string' }], ['ext', { type: 'string', enum: ['json', 'xml'] }])
+      segment('/geocode/{position}.{ext}', ['position', { type: 'string' }], ['ext', { type: 'string', enum: ['json', 'xml'] }]),
+      // As Microsoft Graph's chart images: OData functions whose parameters grow, the fewest first.
+      segment('/chart/image(width={width})', ['width', { type: 'integer' }]),
+      segment('/chart/image(width={width},height={height})', ['width', { type: 'integer' }], ['height', { type: 'integer' }]),
+      segment('/chart/image(width={width},height={height},fittingMode=\'{fittingMode}\')', ['width', { type: 'integer' }], ['height', { type: 'integer' }], ['fittingMode', { type: 'string' }])
     ])
   }
   const app = await engineApp(t, shared, Object.fromEntries(Object.keys(shared.paths).map((path) => [operationId(path), echo])))
@@ -143,6 +147,9 @@ t.test('parameters that share a segment: each up to the text after it; two with 
   t.equal(await params('/words/ace/regions=fr'), 400, 'a region it does not list: refused as the region\'s')
   t.same(await params('/geocode/37.8328,-122.27669.xml'), { position: '37.8328,-122.27669', ext: 'xml' }, 'a parameter before an extension: all up to the last dot')
   t.equal(await params('/geocode/37.8328,-122.27669.yaml'), 400, 'an extension it does not list: refused as the extension\'s')
+  t.same(await params('/chart/image(width=5)'), { width: 5 })
+  t.same(await params('/chart/image(width=5,height=7)'), { width: 5, height: 7 }, 'the template that matches it narrowest: not width "5,height=7"')
+  t.same(await params('/chart/image(width=5,height=7,fittingMode=\'fit\')'), { width: 5, height: 7, fittingMode: 'fit' })
 })
 
 t.test('what its schema does not take answers 400, naming where', async (t) => {

@@ -70,7 +70,11 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
   const secured = routes.map((route) => ({ route, security: securityHooks(route, document, checks, file) }))
   const heads = new Set(routes.filter((route) => route.method === 'HEAD').map((route) => route.url))
   app.decorateRequest('openapi', null)
-  for (const { route, security } of secured) {
+  // Where two templates can match the same segment (Microsoft Graph's image(width={width}) and
+  // image(width={width},height={height}): the first's width takes "5,height=7"), the router tries
+  // them in the order they were registered: the one with more text of its own, the narrower, first.
+  const narrowerFirst = [...secured].sort((a, b) => literalLength(b.route.path) - literalLength(a.route.path))
+  for (const { route, security } of narrowerFirst) {
     const handler = handlers[route.operationId]
     const writer = binding.errorWriter(route)
     const validate = requestValidation(route, document, validators, binding.limits)
@@ -107,4 +111,9 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
       handler: handle
     })
   }
+}
+
+/** The characters of a path template that are its own text, not its parameters'. */
+function literalLength (path: string): number {
+  return path.replace(/\{[^{}]*\}/g, '').length
 }
