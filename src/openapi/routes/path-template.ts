@@ -77,6 +77,11 @@ function choicePattern (values: unknown[] | undefined): string | undefined {
   return `(?:${texts.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`
 }
 
+/** The characters of a path template that are its own text, not its parameters'. */
+export function literalLength (path: string): number {
+  return path.replace(PARAMETER, '').length
+}
+
 /** The path with its parameters' values, each escaped for a path: /customers/7/addresses. */
 export function concretePath (path: string, values: Record<string, unknown>): string {
   return path.replace(/\{([^{}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(values[name])))

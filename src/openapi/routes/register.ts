@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify'
 import { errorHandler } from '../../http/error-handler.ts'
 import { deprecationHeaders } from './deprecation.ts'
+import { literalLength } from './path-template.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import type { ErrorWriter } from '../answers/error-shapes.ts'
 import type { Limits } from '../requests/bodies.ts'
@@ -111,9 +112,4 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
       handler: handle
     })
   }
-}
-
-/** The characters of a path template that are its own text, not its parameters'. */
-function literalLength (path: string): number {
-  return path.replace(/\{[^{}]*\}/g, '').length
 }
