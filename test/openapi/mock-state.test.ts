@@ -138,6 +138,26 @@ t.test('a create whose answer holds no item names the one it made by its Locatio
   t.same([read.statusCode, read.json().name], [200, 'Spring'], `${created.headers.location} is the campaign made`)
 })
 
+t.test('a create whose answer gives no key, and declares no Location, still names the item it made by one; one whose answer gives it, not', async (t) => {
+  // As eBay's feed tasks and Clever Cloud's creates: no body; as ReadMe's upload: a status, not the item.
+  const task = { type: 'object', properties: { id: { type: 'integer', readOnly: true }, feed: { type: 'string' } } }
+  const status = { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['queued'] } } }
+  for (const [why, created] of [['no body', { description: 'made' }], ['a status', { description: 'made', ...json(status) }]] as const) {
+    const app = await collectionMock(t, 'tasks', task, task, created)
+    const made = await Promise.all(['orders', 'returns'].map(async (feed) => await app.inject({ method: 'POST', url: '/tasks', payload: { feed } })))
+    t.same(made.map((one) => one.statusCode), [201, 201], why)
+    t.not(made[0].headers.location, made[1].headers.location, `${why}: each its own Location`)
+    for (const [i, feed] of ['orders', 'returns'].entries()) {
+      t.match(made[i].headers.location, /^\/tasks\/\d+$/, `${why}: ${made[i].headers.location}`)
+      const read = await app.inject({ url: made[i].headers.location as string })
+      t.same([read.statusCode, read.json().feed], [200, feed], `${why}: ${made[i].headers.location} is the ${feed} task`)
+    }
+  }
+  const app = await collectionMock(t, 'tasks', task, task)
+  const made = await app.inject({ method: 'POST', url: '/tasks', payload: { feed: 'orders' } })
+  t.same([made.statusCode, made.headers.location, typeof made.json().id], [201, undefined, 'number'], 'the item in the answer, its key with it: no Location the document does not declare')
+})
+
 t.test('a create whose answer is the key alone answers the key of the item it made', async (t) => {
   // As LUIS's POST /apps/: 201, the new app's id as a JSON value, and no Location.
   const app = await collectionMock(t, 'apps', { type: 'object', properties: { name: { type: 'string' } } }, { type: 'object', properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } }, { description: 'its id', ...json({ type: 'integer' }) })

@@ -32,12 +32,8 @@ t.test('ReadMe\'s examples: what is inferred, and every create read back', async
       found.set(name, lines)
       const validators = createValidators(document, name)
       for (const resource of inference.resources.filter((r) => r.operations.create !== undefined && r.operations.read !== undefined)) {
+        // ReadMe's upload too, which answers 202 with its status: the mock names the item by a Location.
         const { outcome, detail } = await createThenRead(document, validators, app.inject.bind(app), resource)
-        // A create that answers nothing that holds the key (ReadMe's upload answers 202 with its status) cannot be read back by a client.
-        if (outcome === 'no key in the create\'s answer') {
-          t.comment(`${name} ${resource.item}: ${outcome}`)
-          continue
-        }
         pairs++
         t.equal(outcome, 'read back', `${name} ${resource.item}${outcome === 'read back' ? '' : `: ${outcome}`}${detail === undefined ? '' : ` (${detail})`}`)
       }

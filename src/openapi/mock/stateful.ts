@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import jsonPatch from 'fast-json-patch'
 import { ItemConflictError, ItemGoneError, ItemNotFoundError, PatchConflictError, PreconditionFailedError } from '../../errors.ts'
-import { jsonText } from '../../http/json-body.ts'
+import { jsonText, parseExactJson } from '../../http/json-body.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { responseFor, type Answer } from '../answers/responses.ts'
 import { concreteType, kindOf, matchMedia } from '../requests/bodies.ts'
@@ -16,7 +16,7 @@ import { matching, setApart, validSample } from '../schemas/samples.ts'
 import { errorToMend, isObject, oneOfIn, schemaAt, tokensOf } from '../schemas/schema-at.ts'
 import { derefSchema, writeOnlyIn, type JsonSchema } from '../schemas/schema.ts'
 import type { Validators } from '../schemas/validation.ts'
-import { bodyEnvelope, keyAlone, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
+import { answeredKey, bodyEnvelope, keyAlone, keyInPath, listIn, placeIn, propertiesOf, requiredIn, successJson, successOf, valueIn, type Action, type Inference, type Resource } from '../routes/resources.ts'
 import { pageOf, pagingOf, tellPage } from './paging.ts'
 import type { Item, State } from './state.ts'
 
@@ -367,8 +367,10 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       const item = state.put(scope, items, String(key), { ...complete(resource, body, undefined), ...parentsOf(resource, params as Value, body), [property]: key })
       // An answer that holds no item (eBay's campaigns: an empty object) still names it, by its Location.
       const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''), undefined, true)
+      if (answer === undefined) return undefined
+      const keyless = String(answeredKey(doc, resource, route, typeof answer.body === 'string' ? parseExactJson(answer.body) : undefined)) !== String(key)
       // The item's own path: Django REST framework's ends with a slash, as its collection's does.
-      return answer && withLocation(route, answer, concretePath(resource.item, { ...params as Value, [resource.parameter]: key }), headers.host)
+      return withLocation(route, answer, concretePath(resource.item, { ...params as Value, [resource.parameter]: key }), headers.host, keyless)
     },
     read (route, resource, { params, headers }) {
       const key = String((params as Value)[resource.parameter])
@@ -514,11 +516,15 @@ function withEntityTag (response: ResponseSpec, headers: Record<string, string>,
 /** The item's key as its property holds it; nothing for an item whose key is the path's alone. */
 const keyed = (resource: Resource, key: unknown): Value => resource.property === undefined ? {} : { [resource.property]: key }
 
-/** A create's answer with a Location header, where it declares one: absolute where its schema asks for a URI. */
-function withLocation (route: RouteSpec, answer: Answer, path: string, host: unknown): Answer {
+/**
+ * A create's answer with a Location naming the item: where the document declares one, absolute
+ * where its schema asks for a URI; undeclared, where the answer's body gives no key (`keyless`:
+ * eBay's feed tasks, answered 202 with no body), the one way left for a client to learn it.
+ */
+function withLocation (route: RouteSpec, answer: Answer, path: string, host: unknown, keyless: boolean): Answer {
   const response = responseFor(route.responses, answer.status)
   const declared = declaredHeader(response, 'location')
-  if (declared === undefined) return answer
+  if (declared === undefined) return keyless ? { ...answer, headers: { ...answer.headers, location: path } } : answer
   const absolute = declared[1].schema?.format === 'uri' && typeof host === 'string'
   return { ...answer, headers: { ...answer.headers, [declared[0]]: absolute ? `http://${host}${path}` : path } }
 }

@@ -158,6 +158,18 @@ export function keyAlone (doc: OpenApiDocument, schema: unknown, answer: unknown
   return alone && (typeof answer === 'string' || typeof answer === 'number') ? answer : undefined
 }
 
+/**
+ * The key a create's answer gives in its body: its item's (an item a POST creates holds its key),
+ * or the answer itself where it is the key alone; else undefined. The verifier's reading of it
+ * (createdKey), and the mock's test of whether its answer needs a Location to name the item.
+ */
+export function answeredKey (doc: OpenApiDocument, resource: Resource, route: RouteSpec, answered: unknown): unknown {
+  const media = successJson(route)?.media
+  const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
+  const item = place === undefined ? undefined : valueIn(answered, place.envelope)
+  return item?.[resource.property!] ?? keyAlone(doc, media?.schema, answered)
+}
+
 /** Whether a route of the resource names the item by its path (/pets/{petId}); else by its body's key (PUT /pet), or it makes or lists them. */
 export const keyInPath = (resource: Resource, route: RouteSpec): boolean => Object.values(route.pathNames).includes(resource.parameter)
 

@@ -5,7 +5,7 @@ import type { OpenApiDocument } from '../document/document.ts'
 import { concreteType, kindOf } from '../requests/bodies.ts'
 import { isJsonPatch } from '../requests/json-patch.ts'
 import { isMergePatch, mergePatch } from '../requests/merge-patch.ts'
-import { bare, bodyEnvelope, jsonBodySchema, keyAlone, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
+import { answeredKey, bare, bodyEnvelope, jsonBodySchema, placeIn, propertiesOf, successJson, valueIn, type Action, type Resource } from '../routes/resources.ts'
 import { concretePath } from '../routes/path-template.ts'
 import type { RouteSpec } from '../routes/routes.ts'
 import { isObject } from '../schemas/schema-at.ts'
@@ -93,17 +93,12 @@ function sameIdempotencyKey (one: HttpRequest, other: HttpRequest): boolean {
 }
 
 /**
- * The key of the item a create made, as its client learns it: its answer's item's (an item a POST
- * creates holds its key, resources.ts), or the answer itself where it is the key alone, else its
- * Location's last segment, else what the request sent.
+ * The key of the item a create made, as its client learns it: the one its answer's body gives
+ * (answeredKey), else its Location's last segment, else what the request sent.
  */
 export function createdKey (doc: OpenApiDocument, resource: Resource, route: RouteSpec, answered: unknown, location: string | undefined, sent: unknown): unknown {
-  const media = successJson(route)?.media
-  const place = media?.schema === undefined ? undefined : placeIn(doc, resource, media.schema)
-  const item = place === undefined ? undefined : valueIn(answered, place.envelope)
   const segment = location?.split('?')[0].split('/').filter((part) => part !== '').at(-1)
-  const property = resource.property!
-  return item?.[property] ?? keyAlone(doc, media?.schema, answered) ?? (segment === undefined ? undefined : decoded(segment)) ?? (sent as any)?.[property]
+  return answeredKey(doc, resource, route, answered) ?? (segment === undefined ? undefined : decoded(segment)) ?? (sent as any)?.[resource.property!]
 }
 
 // A schema of properties and no type means an object, though JSON Schema lets a list through it:
