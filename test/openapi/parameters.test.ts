@@ -21,6 +21,8 @@ const cases: Record<string, Record<string, unknown>> = {
   'path-label-list-exploded': { in: 'path', style: 'label', schema: list, explode: true },
   'path-label-object-exploded': { in: 'path', style: 'label', schema: rgb, explode: true },
   'path-union': { in: 'path', schema: { oneOf: [integer, { type: 'string' }] } },
+  // PeerTube's video id: its id, UUID or short UUID, each a schema of its own.
+  'path-id-or-uuid': { in: 'path', schema: { oneOf: ['id', 'UUIDv4', 'shortUUID'].map((name) => ({ $ref: `#/components/schemas/${name}` })) } },
   'path-matrix': { in: 'path', style: 'matrix', schema: integer },
   'path-matrix-list': { in: 'path', style: 'matrix', schema: list },
   'path-matrix-list-exploded': { in: 'path', style: 'matrix', schema: list, explode: true },
@@ -53,7 +55,14 @@ const document = {
   paths: Object.fromEntries(Object.entries(cases).map(([name, parameter]) => [
     parameter.in === 'path' ? `/${name}/{v}` : `/${name}`,
     { get: { operationId: name, parameters: [{ name: 'v', required: true, ...parameter }], responses: { 200: { description: 'echo' } } } }
-  ]))
+  ])),
+  components: {
+    schemas: {
+      id: { type: 'integer', minimum: 1 },
+      UUIDv4: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
+      shortUUID: { type: 'string' }
+    }
+  }
 }
 
 const handlers = Object.fromEntries(Object.keys(cases).map((name) => [name, echo]))
@@ -78,6 +87,10 @@ t.test('each style, read into its schema\'s values', async (t) => {
   t.same(await path('/path-label-object-exploded/.R=1.G=2'), { R: 1, G: 2 }, 'label, exploded object')
   t.equal(await path('/path-union/5'), 5, 'oneOf an integer and a string: the text of an integer is the integer, once')
   t.equal(await path('/path-union/main.yml'), 'main.yml', 'and other text the string')
+  t.equal(await path('/path-id-or-uuid/42'), 42, 'oneOf of $refs, an integer and two texts (PeerTube\'s video id): the text of an integer is the integer')
+  t.equal(await path('/path-id-or-uuid/2y84q2MQUMWPbiEcxNXMgC'), '2y84q2MQUMWPbiEcxNXMgC', 'other text the text the one branch takes')
+  const uuid = await app.inject({ url: '/path-id-or-uuid/9c9de5e8-0a1e-484a-b099-e80766180a6d' })
+  t.same([uuid.statusCode, uuid.json().detail], [400, 'params/v must match exactly one schema in oneOf'], 'and a UUID, which both its texts take, not at all: a oneOf still takes one branch of a type')
   t.equal(await query('/query-any?v=5'), 5, 'anyOf an integer and "" (Stripe\'s number, or "" to unset it): the text of an integer is the integer')
   t.equal(await query('/query-any?v='), '', 'and "" the empty text')
   t.equal(await path('/path-matrix/;v=5'), 5, 'matrix')

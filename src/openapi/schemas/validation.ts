@@ -137,39 +137,47 @@ const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'null'])
  * keeps none of a branch's conversion, so Stripe's `anyOf: [{type: number}, {enum: [""]}]` (a
  * number, or "" to unset it) reads "5" as the text "5". Text can be read as more than one
  * primitive type; the first branch that reads it is what the document means. So a oneOf or anyOf
- * whose branches are of different primitive types is checked by x-text-union instead.
+ * whose branches are of primitive types, not all one, is checked by x-text-union instead; a
+ * branch's type is read through its $ref (`typeOf`). A oneOf still takes one branch of a type:
+ * PeerTube's video id, `oneOf: [id (an integer), UUIDv4, shortUUID (any text)]`, reads /videos/42
+ * as the integer, and a UUID, which both of its texts take, not at all.
  */
-function textUnion (node: Record<string, any>): Record<string, any> {
+const textUnion = (typeOf: (branch: unknown) => unknown) => (node: Record<string, any>): Record<string, any> => {
   for (const union of ['oneOf', 'anyOf']) {
     const branches = node[union]
-    if (!Array.isArray(branches) || JSON.stringify(branches).includes('"$ref"')) continue
-    const types = branches.map((branch: any) => branch?.type)
-    if (types.length < 2 || !types.every((type: unknown) => typeof type === 'string' && PRIMITIVES.has(type)) || new Set(types).size < types.length) continue
+    if (!Array.isArray(branches)) continue
+    const types = branches.map(typeOf)
+    if (types.length < 2 || !types.every((type) => typeof type === 'string' && PRIMITIVES.has(type)) || new Set(types).size < 2) continue
     const { [union]: _, ...rest } = node
-    return { ...rest, 'x-text-union': branches }
+    return { ...rest, 'x-text-union': { branches, types, oneOf: union === 'oneOf' } }
   }
   return node
 }
 
-/** x-text-union (textUnion): the branches in turn, each on its own copy of the text; the first that reads it gives the value. */
+/**
+ * x-text-union (textUnion): the branches in turn, each on its own copy of the text; the first that
+ * reads it gives the value, where in a oneOf no other branch of its type reads it too.
+ */
 const textUnionKeyword: KeywordDefinition = {
   keyword: 'x-text-union',
-  schemaType: 'array',
+  schemaType: 'object',
   modifying: true,
   errors: true,
-  compile (branches: AnySchema[], _parent, it) {
+  compile ({ branches, types, oneOf }: { branches: AnySchema[], types: string[], oneOf: boolean }, _parent, it) {
     const ajv = it.self
     let compiled: ValidateFunction[] | undefined
     const validate = (data: unknown, ctx?: any): boolean => {
       // Each branch under a property of its own holder, so that what it converts is kept there.
       compiled ??= branches.map((branch) => ajv.compile({ type: 'object', properties: { value: branch } }))
-      for (const branch of compiled) {
+      const reads = (i: number, holder = { value: data }): boolean => compiled![i](holder)
+      for (let i = 0; i < compiled.length; i++) {
         const holder = { value: data }
-        if (!branch(holder)) continue
+        if (!reads(i, holder)) continue
+        if (oneOf && types.some((type, other) => other > i && type === types[i] && reads(other))) break
         if (ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = holder.value
         return true
       }
-      validate.errors = [{ instancePath: ctx?.instancePath ?? '', keyword: 'oneOf', params: {}, message: 'must match a schema in oneOf' }]
+      validate.errors = [{ instancePath: ctx?.instancePath ?? '', keyword: 'oneOf', params: {}, message: `must match ${oneOf ? 'exactly one schema' : 'a schema'} in ${oneOf ? 'oneOf' : 'anyOf'}` }]
       return false
     }
     validate.errors = null as unknown
@@ -283,10 +291,13 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
   // Each Ajv, and its registry of the document's schemas, is made when first needed: a document
   // without parameters never needs the second, a service without response validation the third.
   const made = (coerce: boolean, view: SchemaView) => {
+    // The registered copies, by $id: a text union's branch is typed through its $ref.
+    const registered = new Map<string, JsonSchema>()
+    const typeOf = (branch: any): unknown => typeof branch?.$ref === 'string' ? (registered.get(branch.$ref) as any)?.type : branch?.type
     // Text unions first, while their branches still say their types; int64 then rewrites those too,
     // and what int64 leaves an integer is checked to be exact.
     const prepared = (schema: JsonSchema): AnySchema => coerce
-      ? rewritten(rewritten(rewritten(schema, textUnion), int64Checked), exactNumberChecked)
+      ? rewritten(rewritten(rewritten(schema, textUnion(typeOf)), int64Checked), exactNumberChecked)
       : view === 'response' ? rewritten(rewritten(schema, int64Checked), numericChecked) : rewritten(rewritten(rewritten(schema, int64Checked), exactNumberChecked), numericChecked)
     let ajv: Ajv2020 | undefined
     let registry: SchemaRegistry | undefined
@@ -299,7 +310,10 @@ export function createValidators (doc: OpenApiDocument, file = 'the document'): 
       const lazy = ((data: unknown, ctx?: any) => {
         if (validate === undefined) {
           ajv ??= createAjv(coerce)
-          registry ??= new SchemaRegistry(doc, view, file, (copy) => ajv!.addSchema(prepared(copy)))
+          registry ??= new SchemaRegistry(doc, view, file, (copy) => {
+            registered.set((copy as { $id: string }).$id, copy)
+            ajv!.addSchema(prepared(copy))
+          })
           validate = ajv.compile(prepared(registry.schema(schema)))
         }
         const valid = validate(data, ctx)
