@@ -165,6 +165,7 @@ const textUnionKeyword: KeywordDefinition = {
   errors: true,
   compile ({ branches, types, oneOf }: { branches: AnySchema[], types: string[], oneOf: boolean }, _parent, it) {
     const ajv = it.self
+    const union = oneOf ? 'oneOf' : 'anyOf'
     let compiled: ValidateFunction[] | undefined
     const validate = (data: unknown, ctx?: any): boolean => {
       // Each branch under a property of its own holder, so that what it converts is kept there.
@@ -177,7 +178,7 @@ const textUnionKeyword: KeywordDefinition = {
         if (ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = holder.value
         return true
       }
-      validate.errors = [{ instancePath: ctx?.instancePath ?? '', keyword: 'oneOf', params: {}, message: `must match ${oneOf ? 'exactly one schema' : 'a schema'} in ${oneOf ? 'oneOf' : 'anyOf'}` }]
+      validate.errors = [{ instancePath: ctx?.instancePath ?? '', keyword: union, params: {}, message: `must match ${oneOf ? 'exactly one schema' : 'a schema'} in ${union}` }]
       return false
     }
     validate.errors = null as unknown
