@@ -92,7 +92,7 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
     maxPending: storeConfig.maxPending,
     onConnectionError: (err) => app.log.warn({ err }, 'store connection failed; replacing it'),
     observer: metrics?.store,
-    tracer: spans?.commitTracer
+    tracer: spans === undefined ? undefined : (system) => spans.commitTracer(tracing!, system)
   })
   app.addHook('onClose', async () => await store.close())
   app.decorate('reloadTokens', undefined)

@@ -1,9 +1,9 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type SpanContext, type SpanStatus } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import type { GuardTracer } from '../security/auth.ts'
 import type { CommitTracer } from '../store/group-commit.ts'
 import type { RowResult } from '../store/store.ts'
-import type { KeptRequest, Tracing } from './tracing.ts'
+import type { KeptSpan, Tracing } from './tracing.ts'
 
 // The request's span, and what shows where its time went: attributes on it as each part ends,
 // its outcome and how long it took (the bearer guard; validation, the body read and checked; the
@@ -15,9 +15,10 @@ import type { KeptRequest, Tracing } from './tracing.ts'
 //
 // A request the sampler dropped has nothing: each hook here finds nothing on it and returns. A kept
 // request's span is a record until it ends (tracing.ts makes the spans in batches): the hooks here
-// write its attributes, and the commit its link.
+// write its attributes, and the commit its link. So is a commit's.
 
-const tracer = trace.getTracer('plant-store')
+// A failed request's span status (onResponse).
+const FAILED: SpanStatus = Object.freeze({ code: SpanStatusCode.ERROR })
 // A kept request and where it is; null on every other request.
 const TRACED = Symbol('traced request')
 // A traced request's ids, kept on its logger (Fastify gives request and reply one) for the lines
@@ -27,11 +28,11 @@ const LOGGED_SPAN = Symbol('logged span')
 // handler's synchronous start (the last preHandler hook calls it, and it calls the store's create
 // before its first await), not an AsyncLocalStorage, which measured dearer for every request once
 // some run in one (docs/performance.md, "Traces").
-let handling: KeptRequest | undefined
+let handling: KeptSpan | undefined
 
 // A kept request, where it is (at its guard, past it with its body being read and checked, or at
 // its handler), and when its last part ended (performance.now()).
-interface Traced { kept: KeptRequest, at: 'guard' | 'validation' | 'handler', since: number }
+interface Traced { kept: KeptSpan, at: 'guard' | 'validation' | 'handler', since: number }
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -79,7 +80,10 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
         const { kept } = traced
         kept.attributes['http.response.status_code'] = reply.statusCode
         // HTTP semantic conventions: a server span fails with a 4xx or 5xx, error.type its code.
-        if (reply.statusCode >= 400) kept.attributes['error.type'] = String(reply.statusCode)
+        if (reply.statusCode >= 400) {
+          kept.attributes['error.type'] = String(reply.statusCode)
+          kept.status = FAILED
+        }
         tracing.end(kept)
       }
       next()
@@ -138,33 +142,28 @@ export function traceValidation (app: FastifyInstance): void {
 }
 
 /** The group commit's spans, for a store of `system` (sqlite, postgresql). */
-export function commitTracer (system: string): CommitTracer {
+export function commitTracer (tracing: Tracing, system: string): CommitTracer {
   return {
     // A create arrives in its kept request's handler (traceValidation), or in none.
     capture: () => handling,
     async trace (links, commit) {
-      const creates = (links as Array<KeptRequest | undefined>).filter((kept): kept is KeptRequest => kept !== undefined)
+      const creates = (links as Array<KeptSpan | undefined>).filter((kept): kept is KeptSpan => kept !== undefined)
       if (creates.length === 0) return await commit()
       // A trace of its own: it belongs to no one request more than to the others (and its first
       // create may be one the sampler dropped).
-      const root = ROOT_CONTEXT
-      const span = tracer.startSpan('group commit', {
-        kind: SpanKind.INTERNAL,
-        links: creates.map((create): Link => ({ context: create.spanContext })),
-        attributes: { 'db.system.name': system, 'plant_store.batch.size': links.length }
-      }, root)
+      const span = tracing.begin('group commit', SpanKind.INTERNAL, { 'db.system.name': system, 'plant_store.batch.size': links.length }, creates.map((create): Link => ({ context: create.spanContext })))
       // And each create's span to the commit that held it: a slow create shows its commit.
-      for (const create of creates) create.links.push({ context: span.spanContext() })
+      for (const create of creates) create.links.push({ context: span.spanContext })
       try {
         // PostgreSQL's statements (the pg instrumentation) are this span's children.
-        const results = await context.with(trace.setSpan(root, span), commit)
-        span.setAttributes(outcomes(results))
+        const results = await context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext(span.spanContext)), commit)
+        Object.assign(span.attributes, outcomes(results))
         return results
       } catch (err) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message })
+        span.status = { code: SpanStatusCode.ERROR, message: (err as Error).message }
         throw err
       } finally {
-        span.end()
+        tracing.end(span)
       }
     }
   }

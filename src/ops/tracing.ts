@@ -1,4 +1,4 @@
-import { createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type AttributeValue, type Context, type DiagLogger, type Link, type MeterProvider, type SpanContext, type Tracer } from '@opentelemetry/api'
+import { createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, trace, TraceFlags, type Attributes, type AttributeValue, type Context, type DiagLogger, type Link, type MeterProvider, type SpanContext, type SpanStatus, type Tracer } from '@opentelemetry/api'
 import { getNumberFromEnv } from '@opentelemetry/core'
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type IdGenerator, type Sampler, type SamplingResult, type SpanProcessor, type TracerProvider } from '@opentelemetry/sdk-trace'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
@@ -20,10 +20,10 @@ import { startTracerProvider } from './trace-provider.ts'
 // itself is made with the SDK once the request has ended (Tracing.end), in a batch with the other
 // kept requests' (as many as an export takes, or after KEPT_WAIT_MS): the same span, with the
 // record's times, its ids and the verdict carried to the SDK's sampler, so that the decision is
-// not made twice.
+// not made twice. Their group commits' spans are records too (Tracing.begin), made in the same batches.
 // Why in a batch: made one at a time among the requests the sampler drops, the SDK's code and data
 // are cold each time, and a span cost several times what it does when every request is kept
-// (docs/performance.md, "Traces").
+// (docs/performance.md, "Traces"); at one in ten, most commits hold a kept create.
 //
 // Export is batched and off the request path: a collector that is down or hangs changes nothing
 // for clients. The queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048 spans): past it spans are
@@ -42,20 +42,27 @@ const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[]
 const KEPT_WAIT_MS = 100
 
 /**
- * A kept request, while it runs: its ids, and what its span will hold (made by Tracing.end). The
- * hooks of trace-spans.ts add attributes as each part ends, and the commit its link.
+ * A kept span, while it runs: its ids, and what it will hold once made (Tracing.end). A request's:
+ * the hooks of trace-spans.ts add attributes as each part ends, and its commit a link. A group
+ * commit's (Tracing.begin): its outcomes as it ends.
  */
-export interface KeptRequest {
+export interface KeptSpan {
   readonly spanContext: SpanContext
   readonly parent: Context
   readonly verdict: SamplingResult
   readonly name: string
-  /** performance.now() as it arrived, and as its answer ended. */
+  readonly kind: SpanKind
+  /** performance.now() as it began (a request arrived), and as it ended (its answer did). */
   readonly start: number
   end: number
   readonly attributes: Record<string, AttributeValue>
   readonly links: Link[]
+  status?: SpanStatus
 }
+
+// A span of a kept request's own (its commit's), a trace of its own: kept, as the SDK's
+// parent-based sampler keeps a root span.
+const KEPT: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_AND_SAMPLED })
 
 /** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
 function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
@@ -64,9 +71,9 @@ function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
 }
 
 /**
- * The SDK's sampler: a request's span takes the verdict it arrived with (set for the one startSpan
- * call that makes it); any other span (a group commit's, made only when a kept create is in it,
- * and its statements) follows its parent, and as a root is sampled.
+ * The SDK's sampler: a kept span takes the verdict it was recorded with (set for the one startSpan
+ * call that makes it: a request's, as it arrived; a group commit's, kept); any other span (the
+ * commit's statements, on PostgreSQL) follows its parent, and as a root is sampled.
  */
 class VerdictSampler implements Sampler {
   readonly #otherwise = new ParentBasedSampler({ root: new AlwaysOnSampler() })
@@ -159,7 +166,7 @@ export class Tracing {
   readonly #tracer: Tracer
   readonly #lost: { to?: LostSpans }
   readonly #batch: number
-  #ended: KeptRequest[] = []
+  #ended: KeptSpan[] = []
   #timer: NodeJS.Timeout | undefined
 
   constructor ({ provider, sampler, ids, verdicts, lost, batch }: Parts) {
@@ -176,7 +183,7 @@ export class Tracing {
    * The sampler's verdict on a request, as it arrives: kept, its ids and the record of its span, in
    * the caller's trace; undefined when dropped (and for the probes, never traced).
    */
-  arrive (request: FastifyRequest): KeptRequest | undefined {
+  arrive (request: FastifyRequest): KeptSpan | undefined {
     if (UNTRACED.test(request.url)) return undefined
     const parent = propagation.extract(ROOT_CONTEXT, request.headers)
     // The caller's trace, or a new one: the id a ratio sampler judges is the one the trace gets.
@@ -194,6 +201,7 @@ export class Tracing {
       parent,
       verdict,
       name: route === undefined ? request.method : `${request.method} ${route}`,
+      kind: SpanKind.SERVER,
       start: performance.now(),
       end: 0,
       attributes,
@@ -201,15 +209,24 @@ export class Tracing {
     }
   }
 
-  /** A kept request has ended: its span is made with the next batch. */
-  end (kept: KeptRequest): void {
+  /**
+   * A span that kept requests make together (their group commit's), beginning now: a trace of its
+   * own, its ids drawn at once (its requests link to it, and PostgreSQL's statements are its children).
+   */
+  begin (name: string, kind: SpanKind, attributes: Record<string, AttributeValue>, links: Link[]): KeptSpan {
+    const spanContext = { traceId: this.#ids.random.generateTraceId(), spanId: this.#ids.random.generateSpanId(), traceFlags: TraceFlags.SAMPLED }
+    return { spanContext, parent: ROOT_CONTEXT, verdict: KEPT, name, kind, start: performance.now(), end: 0, attributes, links }
+  }
+
+  /** A kept span has ended: it is made with the next batch. */
+  end (kept: KeptSpan): void {
     kept.end = performance.now()
     this.#ended.push(kept)
     if (this.#ended.length >= this.#batch) this.#spans()
     else this.#timer ??= setTimeout(() => this.#spans(), KEPT_WAIT_MS).unref()
   }
 
-  /** The spans of the kept requests that have ended, made with the SDK, each with its record's ids and times. */
+  /** The kept spans that have ended, made with the SDK, each with its record's ids and times. */
   #spans (): void {
     clearTimeout(this.#timer)
     this.#timer = undefined
@@ -221,9 +238,8 @@ export class Tracing {
         this.#verdicts.verdict = kept.verdict
         // The attributes are set on the span, not given to startSpan, which checks and copies them
         // twice: the verdict that could have read them is already made.
-        const span = this.#tracer.startSpan(kept.name, { kind: SpanKind.SERVER, startTime: kept.start, links: kept.links }, kept.parent).setAttributes(kept.attributes)
-        // HTTP semantic conventions: a server span with an error.type (a 4xx or 5xx) fails.
-        if (kept.attributes['error.type'] !== undefined) span.setStatus({ code: SpanStatusCode.ERROR })
+        const span = this.#tracer.startSpan(kept.name, { kind: kept.kind, startTime: kept.start, links: kept.links }, kept.parent).setAttributes(kept.attributes)
+        if (kept.status !== undefined) span.setStatus(kept.status)
         span.end(kept.end)
       }
     } finally {
