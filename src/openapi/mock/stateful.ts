@@ -368,7 +368,8 @@ export function stateful (doc: OpenApiDocument, { bindings }: Inference, state: 
       // An answer that holds no item (eBay's campaigns: an empty object) still names it, by its Location.
       const answer = itemAnswer(route, resource, item, String(headers.accept ?? ''), undefined, true)
       if (answer === undefined) return undefined
-      const keyless = String(answeredKey(doc, resource, route, typeof answer.body === 'string' ? parseExactJson(answer.body) : undefined)) !== String(key)
+      // Whether its body gives no key, read as a client reads it: asked only where no Location is declared.
+      const keyless = (): boolean => String(answeredKey(doc, resource, route, typeof answer.body === 'string' ? parseExactJson(answer.body) : undefined)) !== String(key)
       // The item's own path: Django REST framework's ends with a slash, as its collection's does.
       return withLocation(route, answer, concretePath(resource.item, { ...params as Value, [resource.parameter]: key }), headers.host, keyless)
     },
@@ -521,10 +522,10 @@ const keyed = (resource: Resource, key: unknown): Value => resource.property ===
  * where its schema asks for a URI; undeclared, where the answer's body gives no key (`keyless`:
  * eBay's feed tasks, answered 202 with no body), the one way left for a client to learn it.
  */
-function withLocation (route: RouteSpec, answer: Answer, path: string, host: unknown, keyless: boolean): Answer {
+function withLocation (route: RouteSpec, answer: Answer, path: string, host: unknown, keyless: () => boolean): Answer {
   const response = responseFor(route.responses, answer.status)
   const declared = declaredHeader(response, 'location')
-  if (declared === undefined) return keyless ? { ...answer, headers: { ...answer.headers, location: path } } : answer
+  if (declared === undefined) return keyless() ? { ...answer, headers: { ...answer.headers, location: path } } : answer
   const absolute = declared[1].schema?.format === 'uri' && typeof host === 'string'
   return { ...answer, headers: { ...answer.headers, [declared[0]]: absolute ? `http://${host}${path}` : path } }
 }
