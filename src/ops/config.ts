@@ -29,7 +29,7 @@ const variables = {
 
 export const opsConfig = section({
   title: 'Operations: logs, metrics and traces',
-  notes: 'Other `OTEL_*` variables are read by the OpenTelemetry SDK as it documents them: `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT` (10 s), `OTEL_BSP_MAX_QUEUE_SIZE` (2048 spans waiting for export, the most held), `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_PROPAGATORS` (unset: `tracecontext,baggage`; also `b3`, `b3multi`, `none`), `OTEL_NODE_RESOURCE_DETECTORS` (unset: all of `env`, `host`, `os`, `process`, `serviceinstance`), the span limits (`OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT` and the others).',
+  notes: 'Other `OTEL_*` variables are read by the OpenTelemetry SDK as it documents them: `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT` (10 s), `OTEL_BSP_MAX_QUEUE_SIZE` (2048 spans waiting for export, the most held), `OTEL_BSP_SCHEDULE_DELAY` (100 ms here; the SDK defaults to 5 s), `OTEL_PROPAGATORS` (unset: `tracecontext,baggage`; also `b3`, `b3multi`, `none`), `OTEL_NODE_RESOURCE_DETECTORS` (unset: all of `env`, `host`, `os`, `process`, `serviceinstance`), the span limits (`OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT` and the others).',
   variables,
   read: ({ values, problem }) => ({
     logLevel: values.LOG_LEVEL,

@@ -161,6 +161,16 @@ t.test('the default protocol, OTLP/HTTP protobuf, carries the trace', async (t) 
   t.pass('exported as protobuf')
 })
 
+t.test('unless OTEL_BSP_SCHEDULE_DELAY says otherwise, a span is exported within a fraction of a second, not the SDK\'s 5 s', async (t) => {
+  const receiver = await startReceiver(t)
+  // '' is unset to the SDK: the service's own delay, not the helper's.
+  const { create } = await tracedService(t, receiver, { OTEL_BSP_SCHEDULE_DELAY: '' })
+  const sent = performance.now()
+  await create({ traceparent: `00-${TRACE}-${CALLER}-01` })
+  await receiver.waitFor(() => receiver.spans.some((span) => span.traceId === TRACE), 'the create\'s span', 2500)
+  t.pass(`exported ${(performance.now() - sent).toFixed(0)} ms after the create was sent`)
+})
+
 t.test('OTEL_PROPAGATORS, OTEL_RESOURCE_ATTRIBUTES, OTEL_NODE_RESOURCE_DETECTORS and the span limits are read as the SDK documents them', async (t) => {
   const receiver = await startReceiver(t)
   const { create } = await tracedService(t, receiver, {
