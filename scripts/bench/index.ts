@@ -26,7 +26,7 @@ import { benchSharedLimits } from './shared-limits.ts'
 import { benchSlowDisk } from './slow-disk.ts'
 import { benchTraces } from './traces.ts'
 import { nodeCommandOf, type NodeCommand } from '../../test/helpers/npm-script.ts'
-import { buildRef, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, spread, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.ts'
+import { buildRef, coreBusy, CPUS, cpuSeconds, fmt, measure, measureLoad, median, peakRssMiB, root, runLoad, spread, startServer, stopServer, warmUp as warmUpLoads, type Measured, type Server } from './measure.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -111,11 +111,6 @@ async function load (server: Server, scenario: Scenario): Promise<Measured> {
   return await measureLoad(server, loadOptions(server, scenario), SECONDS, freshIds, status)
 }
 
-const saturated = (runs: Measured[]): string => {
-  const least = Math.min(...runs.map((r) => r.serverCpu))
-  return least >= 0.9 ? `${fmt(least, 2)}` : `${fmt(least, 2)} (not saturated)`
-}
-
 async function benchHttp (): Promise<string> {
   const runs: Record<string, Record<string, Measured[]>> = {}
   for (let round = 1; round <= ROUNDS; round++) {
@@ -163,7 +158,7 @@ async function benchHttp (): Promise<string> {
     for (const name of Object.keys(VARIANTS)) {
       const r = runs[scenario][name]
       const p99 = median(r.map((x) => x.p99Ms))
-      detail.push(`| ${scenario} | ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(p99, 2)} | ${fmt(p99 / median(runs[scenario][BASELINE].map((x) => x.p99Ms)), 2)}× | ${saturated(r)} | ${fmt(median(r.map((x) => x.loadCpu)), 2)} |`)
+      detail.push(`| ${scenario} | ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(p99, 2)} | ${fmt(p99 / median(runs[scenario][BASELINE].map((x) => x.p99Ms)), 2)}× | ${coreBusy(r)} | ${fmt(median(r.map((x) => x.loadCpu)), 2)} |`)
     }
   }
   // What a variant costs over another, per request: the median of the rounds' differences and ratios, with their ranges.
@@ -288,7 +283,7 @@ async function benchPostgres (): Promise<string> {
     const single = [
       '| store | creates/s | service CPU µs/create | p50 / p99 ms | service core busy |',
       '| --- | ---: | ---: | ---: | ---: |',
-      ...Object.entries(runs).map(([name, r]) => `| ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.cpuUsPerRequest)), 1)} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(median(r.map((x) => x.p99Ms)), 2)} | ${saturated(r)} |`)
+      ...Object.entries(runs).map(([name, r]) => `| ${name} | ${fmt(median(r.map((x) => x.requests / x.seconds)))} | ${fmt(median(r.map((x) => x.cpuUsPerRequest)), 1)} | ${fmt(median(r.map((x) => x.p50Ms)), 2)} / ${fmt(median(r.map((x) => x.p99Ms)), 2)} | ${coreBusy(r)} |`)
     ]
     const rpsRatios = runs.PostgreSQL.map((r, i) => (r.requests / r.seconds) / (runs.SQLite[i].requests / runs.SQLite[i].seconds))
     const cpuRatios = runs.PostgreSQL.map((r, i) => r.cpuUsPerRequest / runs.SQLite[i].cpuUsPerRequest)

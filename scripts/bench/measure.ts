@@ -165,6 +165,12 @@ export interface Measured extends Load {
   serverCpu: number
 }
 
+/** The server's core busy, the least over rounds; near 1.00 means it was saturated, so the load kept up. */
+export function coreBusy (runs: Measured[]): string {
+  const least = Math.min(...runs.map((r) => r.serverCpu))
+  return least >= 0.9 ? `${fmt(least, 2)}` : `${fmt(least, 2)} (not saturated)`
+}
+
 /** Loads a server process (or several, each with its own load) and reads what the servers spent. */
 export async function measure (pids: number[], loads: LoadOptions[]): Promise<Measured> {
   const cpu = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)

@@ -4,7 +4,7 @@
 // of the rounds'. BENCH_BEFORE's code runs the same four beside this code's.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fmt, freshServerRounds, median, spread, type FreshRun, type Server } from './measure.ts'
+import { coreBusy, fmt, freshServerRounds, median, spread, type FreshRun, type Server } from './measure.ts'
 
 export interface TracesBenchOptions {
   /** A server of the code (`before`: the code before) with these variables, at LOG_LEVEL=warn. */
@@ -48,14 +48,14 @@ export async function benchTraces ({ service, before, token, rounds, seconds, co
     return `${fmt(median(grown), 1)} (${fmt(Math.min(...grown), 1)} to ${fmt(Math.max(...grown), 1)})`
   }
   const table = [
-    `| creates, LOG_LEVEL=warn | ${codes.map((code) => `${code}: µs/create | over traces off | peak RSS, MiB | over traces off, MiB`).join(' | ')} |`,
-    `| --- |${' ---: | ---: | ---: | ---: |'.repeat(codes.length)}`,
-    ...Object.keys(SAMPLINGS).map((sampling) => `| ${sampling} | ${codes.map((code) => `${fmt(median(cpu(code, sampling)), 1)} | ${sampling === OFF ? '1.00×' : `**${spread(over(code, sampling, code))}**`} | ${fmt(median(rss(code, sampling)), 1)} | ${sampling === OFF ? '' : rssOver(code, sampling)}`).join(' | ')} |`)
+    `| creates, LOG_LEVEL=warn | ${codes.map((code) => `${code}: µs/create | over traces off | peak RSS, MiB | over traces off, MiB | server core busy`).join(' | ')} |`,
+    `| --- |${' ---: | ---: | ---: | ---: | ---: |'.repeat(codes.length)}`,
+    ...Object.keys(SAMPLINGS).map((sampling) => `| ${sampling} | ${codes.map((code) => `${fmt(median(cpu(code, sampling)), 1)} | ${sampling === OFF ? '1.00×' : `**${spread(over(code, sampling, code))}**`} | ${fmt(median(rss(code, sampling)), 1)} | ${sampling === OFF ? '' : rssOver(code, sampling)} | ${coreBusy(runs[`${code}, ${sampling}`])}`).join(' | ')} |`)
   ]
   return [
     '### Traces: what tracing costs a create',
     '',
-    `Each server as \`npm start\` runs it, at LOG_LEVEL=warn, on a fresh SQLite file, alone on the server's core; ${connections} connections of creates from wrk; ${rounds} rounds of ${seconds} s, each starting every server afresh (warmed up) and running them back to back in a rotated order. Traces are exported as OTLP/HTTP (the default protocol) to a collector on loopback that discards them. The ratio is the server's CPU per create over the same code's with traces off in the same round: the median of the rounds, their range in brackets. Dropped: \`OTEL_TRACES_SAMPLER=parentbased_traceidratio\` at 0; 1 in 10: at 0.1; every request: the default sampler. Peak RSS: the server's VmHWM after its warm-up and measurement; over traces off: the difference within a round, median (range).`,
+    `Each server as \`npm start\` runs it, at LOG_LEVEL=warn, on a fresh SQLite file, alone on the server's core; ${connections} connections of creates from wrk; ${rounds} rounds of ${seconds} s, each starting every server afresh (warmed up) and running them back to back in a rotated order. Traces are exported as OTLP/HTTP (the default protocol) to a collector on loopback that discards them. The ratio is the server's CPU per create over the same code's with traces off in the same round: the median of the rounds, their range in brackets. Dropped: \`OTEL_TRACES_SAMPLER=parentbased_traceidratio\` at 0; 1 in 10: at 0.1; every request: the default sampler. Peak RSS: the server's VmHWM after its warm-up and measurement; over traces off: the difference within a round, median (range). Server core busy: its CPU seconds per second, the least of the rounds; near 1.00, its core was saturated and wrk kept up.`,
     '',
     ...table,
     '',
