@@ -4,6 +4,7 @@ import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExpor
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { TracingConfig } from './config.ts'
 import { startTracerProvider } from './trace-provider.ts'
+import { FreshTraceRatio } from './trace-ratio.ts'
 
 // OpenTelemetry traces (server.ts starts them, when OTEL_* says so, before the app and its store
 // load): the SDK's tracer provider (trace-provider.ts), configured by its own OTEL_* variables
@@ -14,7 +15,8 @@ import { startTracerProvider } from './trace-provider.ts'
 //
 // Sampling is decided once, as a request arrives (Tracing.arrive), before any span is made: the
 // sampler OTEL_TRACES_SAMPLER names, built from the SDK's own classes as the SDK would build it,
-// judges the caller's traceparent and a fresh trace id. A request it drops gets nothing: the hooks
+// judges the caller's traceparent and a fresh trace id (a ratio sampler's, on the id's words before
+// they are written out: FreshTraceRatio). A request it drops gets nothing: the hooks
 // of trace-spans.ts find nothing on it and return. A request it keeps gets its ids at once (its log
 // lines and its commit's links need them) and a plain record of what its span will hold; the span
 // itself is made with the SDK once the request has ended (Tracing.end), in a batch with the other
@@ -60,8 +62,9 @@ export interface KeptSpan {
   status?: SpanStatus
 }
 
-// A span of a kept request's own (its commit's), a trace of its own: kept, as the SDK's
-// parent-based sampler keeps a root span.
+// A verdict to keep, and nothing more: a new trace's that a ratio keeps (as the SDK's ratio sampler
+// answers it), and a group commit's span, a trace of its own, kept as the SDK's parent-based sampler
+// keeps a root span.
 const KEPT: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_AND_SAMPLED })
 
 /** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
@@ -153,6 +156,8 @@ async function spanProcessor (config: TracingConfig, meterProvider: MeterProvide
 interface Parts {
   readonly provider: TracerProvider
   readonly sampler: Sampler
+  /** With a ratio sampler, a new trace's verdict before its id is written out. */
+  readonly fresh: FreshTraceRatio | undefined
   readonly ids: JudgedIds
   readonly verdicts: VerdictSampler
   /** Where the span processor's lost spans are told (Tracing.countLost). */
@@ -164,6 +169,7 @@ interface Parts {
 export class Tracing {
   readonly #provider: TracerProvider
   readonly #sampler: Sampler
+  readonly #fresh: FreshTraceRatio | undefined
   readonly #ids: JudgedIds
   readonly #verdicts: VerdictSampler
   readonly #tracer: Tracer
@@ -172,9 +178,10 @@ export class Tracing {
   #ended: KeptSpan[] = []
   #timer: NodeJS.Timeout | undefined
 
-  constructor ({ provider, sampler, ids, verdicts, lost, batch }: Parts) {
+  constructor ({ provider, sampler, fresh, ids, verdicts, lost, batch }: Parts) {
     this.#provider = provider
     this.#sampler = sampler
+    this.#fresh = fresh
     this.#ids = ids
     this.#verdicts = verdicts
     this.#lost = lost
@@ -189,10 +196,19 @@ export class Tracing {
   arrive (request: FastifyRequest): KeptSpan | undefined {
     if (UNTRACED.test(request.url)) return undefined
     const parent = propagation.extract(ROOT_CONTEXT, request.headers)
-    // The caller's trace, or a new one: the id a ratio sampler judges is the one the trace gets.
-    const traceId = trace.getSpanContext(parent)?.traceId ?? this.#ids.random.generateTraceId()
-    const verdict = this.#sampler.shouldSample(parent, traceId, request.method, SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
-    if (verdict.decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined
+    const caller = trace.getSpanContext(parent)
+    let traceId: string | undefined
+    let verdict: SamplingResult
+    if (caller === undefined && this.#fresh !== undefined) {
+      traceId = this.#fresh.keep()
+      if (traceId === undefined) return undefined
+      verdict = KEPT
+    } else {
+      // The caller's trace, or a new one: the id a ratio sampler judges is the one the trace gets.
+      traceId = caller?.traceId ?? this.#ids.random.generateTraceId()
+      verdict = this.#sampler.shouldSample(parent, traceId, request.method, SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
+      if (verdict.decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined
+    }
     // Fastify 5 builds routeOptions anew at each read: once, and for a kept request only.
     const route = request.routeOptions.url
     const query = request.url.indexOf('?')
@@ -280,7 +296,8 @@ export class Tracing {
 /** Traces, for a service on PostgreSQL or not: pg's instrumentation loads only for PostgreSQL. */
 export async function startTracing (config: TracingConfig, { postgres }: { postgres: boolean }): Promise<Tracing> {
   const sizes = batchSizes()
-  const parts = { sampler: samplerOf(config.sampler), ids: new JudgedIds(), verdicts: new VerdictSampler(), lost: {} as Parts['lost'], batch: sizes.batch }
+  const fresh = config.sampler.name.endsWith('traceidratio') ? new FreshTraceRatio(config.sampler.ratio) : undefined
+  const parts = { sampler: samplerOf(config.sampler), fresh, ids: new JudgedIds(), verdicts: new VerdictSampler(), lost: {} as Parts['lost'], batch: sizes.batch }
   const provider = await startTracerProvider({
     sampler: parts.verdicts,
     idGenerator: parts.ids,
