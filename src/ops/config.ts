@@ -9,6 +9,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export type LogLevel = typeof LOG_LEVELS[number]
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
 export type SamplerName = typeof SAMPLERS[number]
+/** A sampler that keeps a share of new traces, OTEL_TRACES_SAMPLER_ARG's ratio (parent-based or not). */
+export const takesRatio = (sampler: string): boolean => sampler.endsWith('traceidratio')
 const otel = (description: string) => optional(string({ description }))
 
 const variables = {
@@ -69,7 +71,7 @@ function tracing (values: ValuesOf<typeof variables>, problem: (message: string)
   const sampler = (otel('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on') as SamplerName
   if (!SAMPLERS.includes(sampler)) problem(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`)
   const ratio = otel('OTEL_TRACES_SAMPLER_ARG')
-  if (sampler.endsWith('traceidratio') && ratio !== undefined && !(Number(ratio) >= 0 && Number(ratio) <= 1)) {
+  if (takesRatio(sampler) && ratio !== undefined && !(Number(ratio) >= 0 && Number(ratio) <= 1)) {
     problem(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${ratio}"`)
   }
   const named = otel('OTEL_SERVICE_NAME') !== undefined || /(^|,)\s*service\.name\s*=/.test(values.OTEL_RESOURCE_ATTRIBUTES ?? '')

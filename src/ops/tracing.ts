@@ -2,7 +2,7 @@ import { createNoopMeter, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKin
 import { getNumberFromEnv } from '@opentelemetry/core'
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, RandomIdGenerator, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, type IdGenerator, type Sampler, type SamplingResult, type SpanProcessor, type TracerProvider } from '@opentelemetry/sdk-trace'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import type { TracingConfig } from './config.ts'
+import { takesRatio, type TracingConfig } from './config.ts'
 import { startTracerProvider } from './trace-provider.ts'
 import { FreshTraceRatio } from './trace-ratio.ts'
 
@@ -69,7 +69,7 @@ const KEPT: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_A
 
 /** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
 function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {
-  const root = name.endsWith('always_off') ? new AlwaysOffSampler() : name.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(ratio) : new AlwaysOnSampler()
+  const root = name.endsWith('always_off') ? new AlwaysOffSampler() : takesRatio(name) ? new TraceIdRatioBasedSampler(ratio) : new AlwaysOnSampler()
   return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root
 }
 
@@ -296,7 +296,7 @@ export class Tracing {
 /** Traces, for a service on PostgreSQL or not: pg's instrumentation loads only for PostgreSQL. */
 export async function startTracing (config: TracingConfig, { postgres }: { postgres: boolean }): Promise<Tracing> {
   const sizes = batchSizes()
-  const fresh = config.sampler.name.endsWith('traceidratio') ? new FreshTraceRatio(config.sampler.ratio) : undefined
+  const fresh = takesRatio(config.sampler.name) ? new FreshTraceRatio(config.sampler.ratio) : undefined
   const parts = { sampler: samplerOf(config.sampler), fresh, ids: new JudgedIds(), verdicts: new VerdictSampler(), lost: {} as Parts['lost'], batch: sizes.batch }
   const provider = await startTracerProvider({
     sampler: parts.verdicts,
