@@ -27,11 +27,15 @@ async function stuckRequest (url: string): Promise<Socket> {
   return socket
 }
 
-/** How a new connection to `url` ends: undefined when accepted, else its error's code. */
+/**
+ * How a new connection to `url` ends: undefined when accepted, else its error's code, or 'ETIMEDOUT'
+ * after a second unanswered (a full backlog drops the handshake), so that the caller's bound holds.
+ */
 async function connectOutcome (url: string): Promise<string | undefined> {
   return await new Promise((resolve) => {
-    const socket = connect(Number(new URL(url).port), '127.0.0.1')
+    const socket = connect({ port: Number(new URL(url).port), host: '127.0.0.1', timeout: 1000 })
     socket.on('connect', () => { socket.destroy(); resolve(undefined) })
+    socket.on('timeout', () => { socket.destroy(); resolve('ETIMEDOUT') })
     socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code))
   })
 }
