@@ -122,7 +122,7 @@ export async function buildApp ({ http, store: storeConfig, security, ops }: Con
       handlers: createHandlers({ store }),
       validators,
       onErrorWriter: (writer) => { errorWriter = writer },
-      tracing: spans === undefined ? undefined : { validation: spans.traceValidation },
+      tracing: spans === undefined ? undefined : { validation: spans.traceValidation, handler: spans.traceHandler },
       // The service's one scheme, http bearer: its static tokens, or with JWT_ISSUER a provider's access tokens.
       checks: async (scope) => {
         const limits = await rateLimits(scope, security, security.rateLimit?.redis === undefined ? undefined : metrics?.sharedRateLimit())

@@ -1,5 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Link, type SpanContext, type SpanStatus } from '@opentelemetry/api'
-import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply } from 'fastify'
+import type { OperationHandler } from '../openapi/routes/register.ts'
 import type { GuardTracer } from '../security/auth.ts'
 import type { CommitTracer } from '../store/group-commit.ts'
 import type { RowResult } from '../store/store.ts'
@@ -17,7 +18,7 @@ import type { KeptSpan, Tracing } from './tracing.ts'
 // request's span is a record until it ends (tracing.ts makes the spans in batches): the hooks here
 // write its attributes, and the commit its link. So is a commit's.
 
-// A failed request's span status (onResponse).
+// A failed request's span status.
 const FAILED: SpanStatus = Object.freeze({ code: SpanStatusCode.ERROR })
 // A kept request and where it is; null on every other request.
 const TRACED = Symbol('traced request')
@@ -25,9 +26,9 @@ const TRACED = Symbol('traced request')
 // it writes: cheaper, measured, than a child logger with its ids bound or a WeakMap beside the loggers.
 const LOGGED_SPAN = Symbol('logged span')
 // The kept request whose handler is running, for its create to hand to its commit: set around the
-// handler's synchronous start (the last preHandler hook calls it, and it calls the store's create
-// before its first await), not an AsyncLocalStorage, which measured dearer for every request once
-// some run in one (docs/performance.md, "Traces").
+// handler's synchronous start (traceHandler; the handler calls the store's create before its first
+// await), not an AsyncLocalStorage, which measured dearer for every request once some run in one
+// (docs/performance.md, "Traces").
 let handling: KeptSpan | undefined
 
 // A kept request, where it is (at its guard, past it with its body being read and checked, or at
@@ -48,6 +49,28 @@ function lap (traced: Traced): number {
   return ms
 }
 
+/**
+ * A kept request's span ends with its answer: on its response's 'finish', or its 'error', where
+ * Fastify runs its onResponse hooks. Listened to on a kept request alone: an onResponse hook runs
+ * for every request, and a dropped one paid some 2% of its CPU for the two (docs/performance.md, "Traces").
+ */
+function answered (tracing: Tracing, kept: KeptSpan, reply: FastifyReply): void {
+  const response = reply.raw
+  const ended = (): void => {
+    response.off('finish', ended)
+    response.off('error', ended)
+    kept.attributes['http.response.status_code'] = reply.statusCode
+    // HTTP semantic conventions: a server span fails with a 4xx or 5xx, error.type its code.
+    if (reply.statusCode >= 400) {
+      kept.attributes['error.type'] = String(reply.statusCode)
+      kept.status = FAILED
+    }
+    tracing.end(kept)
+  }
+  response.on('finish', ended)
+  response.on('error', ended)
+}
+
 /** What an untraced request's guard ends with: nothing. */
 const notTraced = (): void => {}
 
@@ -66,25 +89,12 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
   const plugin: FastifyPluginCallback = (app, _options, done) => {
     app.decorateRequest(TRACED, null)
     // First of all hooks: the sampler decides, and only a kept request is recorded.
-    app.addHook('onRequest', (request, _reply, next) => {
+    app.addHook('onRequest', (request, reply, next) => {
       const kept = tracing.arrive(request)
       if (kept !== undefined) {
         request[TRACED] = { kept, at: 'guard', since: kept.start }
         ;(request.log as { [LOGGED_SPAN]?: SpanContext })[LOGGED_SPAN] = kept.spanContext
-      }
-      next()
-    })
-    app.addHook('onResponse', (request, reply, next) => {
-      const traced = request[TRACED]
-      if (traced !== null) {
-        const { kept } = traced
-        kept.attributes['http.response.status_code'] = reply.statusCode
-        // HTTP semantic conventions: a server span fails with a 4xx or 5xx, error.type its code.
-        if (reply.statusCode >= 400) {
-          kept.attributes['error.type'] = String(reply.statusCode)
-          kept.status = FAILED
-        }
-        tracing.end(kept)
+        answered(tracing, kept, reply)
       }
       next()
     })
@@ -110,24 +120,29 @@ export const guardTracer: GuardTracer = {
 }
 
 /**
- * Validation's end, in the API's scope: its outcome and time as the handler starts (the body read,
- * parsed and checked) or as the request fails before it; and the handler run as the kept request's,
- * so that its create finds the request to link its commit to.
+ * An operation's handler, traced: on a kept request, validation's end (the body read, parsed and
+ * checked) as the handler starts, and the handler run as the kept request's, so that its create
+ * finds the request to link its commit to. A wrapper, not a preHandler hook: a hook runs for every
+ * request, and a dropped one paid some 2% of its CPU for the two (docs/performance.md, "Traces").
  */
-export function traceValidation (app: FastifyInstance): void {
-  app.addHook('preHandler', (request, _reply, next) => {
+export function traceHandler (handle: OperationHandler): OperationHandler {
+  return (request, reply) => {
     const traced = request[TRACED]
-    if (traced === null) return next()
+    if (traced === null) return handle(request, reply)
     traced.at = 'handler'
     traced.kept.attributes['plant_store.validation.outcome'] = 'valid'
     traced.kept.attributes['plant_store.validation.duration_ms'] = lap(traced)
     handling = traced.kept
     try {
-      next()
+      return handle(request, reply)
     } finally {
       handling = undefined
     }
-  })
+  }
+}
+
+/** Validation's failure, in the API's scope: its outcome and time as the request fails before its handler. */
+export function traceValidation (app: FastifyInstance): void {
   app.addHook('onError', (request, _reply, error, next) => {
     const traced = request[TRACED]
     // A client's error past the guard (and its rate limit) and before the handler is the body's:

@@ -7,7 +7,7 @@ import { bodyParsers } from '../requests/bodies.ts'
 import type { OpenApiDocument } from '../document/document.ts'
 import { errorWriters, type ErrorWriter } from '../answers/error-shapes.ts'
 import { registerMethodAnswers } from './methods.ts'
-import { registerRoutes } from './register.ts'
+import { registerRoutes, type Binding } from './register.ts'
 import type { RouteSpec } from './routes.ts'
 import type { Checks } from '../requests/security.ts'
 import type { Validators } from '../schemas/validation.ts'
@@ -31,8 +31,10 @@ export interface ApiOptions {
 
 /** What a trace shows of the API's parts (ops/trace-spans.ts), when traces are on. */
 export interface ApiTracing {
-  /** Marks validation's end on the request's span, and runs the handler in its context. */
+  /** Marks, in the API's scope, validation's failure on the request's span. */
   validation: (app: FastifyInstance) => void
+  /** Each operation's handler as traced: validation's end marked as it starts, and run as the request's. */
+  handler: Binding['traced']
 }
 
 /**
@@ -53,6 +55,6 @@ export async function api (app: FastifyInstance, { http, document, routes, file,
   tracing?.validation(app)
   const writers = errorWriters(document, routes, validators, REASONS)
   onErrorWriter?.(writers.fallback)
-  registerRoutes(app, routes, document, { handlers, checks: bound, validators, validateResponses: http.validateResponses, limits: { bodyBytes: http.bodyLimit, partBytes: http.partLimit, parts: http.maxParts }, errorWriter: writers.forRoute, file })
+  registerRoutes(app, routes, document, { handlers, checks: bound, validators, validateResponses: http.validateResponses, limits: { bodyBytes: http.bodyLimit, partBytes: http.partLimit, parts: http.maxParts }, errorWriter: writers.forRoute, file, traced: tracing?.handler })
   registerMethodAnswers(app, routes)
 }

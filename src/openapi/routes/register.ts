@@ -31,6 +31,9 @@ export interface HandlerInput {
 
 export type AnyHandler = (input: HandlerInput) => Promise<Answer>
 
+/** An operation's route handler, as Fastify calls it. */
+export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+
 export interface Binding {
   /** One handler per operationId (typed from generated/ by handler-types.ts, or the mock's). */
   handlers: object
@@ -45,6 +48,8 @@ export interface Binding {
   errorWriter: (route: RouteSpec) => ErrorWriter
   /** How messages name the document. */
   file: string
+  /** With traces on, each operation's handler as traced (ops/trace-spans.ts). */
+  traced?: (handle: OperationHandler) => OperationHandler
 }
 
 declare module 'fastify' {
@@ -109,7 +114,7 @@ export function registerRoutes (app: FastifyInstance, routes: RouteSpec[], docum
       // onRequest runs before the body is read, so an anonymous request never reaches validation.
       onRequest,
       preValidation,
-      handler: handle
+      handler: binding.traced?.(handle) ?? handle
     })
   }
 }
