@@ -1,6 +1,6 @@
 import { context, diag, propagation, trace, type TextMapPropagator } from '@opentelemetry/api'
 import { CompositePropagator, getNumberFromEnv, getStringListFromEnv, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core'
-import { defaultResource, detectResources, envDetector, hostDetector, osDetector, processDetector, resourceFromAttributes, serviceInstanceIdDetector, type ResourceDetector } from '@opentelemetry/resources'
+import { defaultResource, detectResources, envDetector, hostDetector, osDetector, processDetector, resourceFromAttributes, serviceInstanceIdDetector, type Resource, type ResourceDetector } from '@opentelemetry/resources'
 import { TracerProvider, type SpanLimits, type TracerProviderOptions } from '@opentelemetry/sdk-trace'
 
 // The trace half of the OpenTelemetry SDK, set up from the OTEL_* variables as NodeSDK sets it up
@@ -44,15 +44,15 @@ async function propagator (): Promise<TextMapPropagator | undefined> {
   return new CompositePropagator({ propagators })
 }
 
-/** OTEL_SPAN_*_LIMIT and OTEL_ATTRIBUTE_*_LIMIT: unset, the SDK's defaults. */
-function spanLimits (): SpanLimits {
+/** OTEL_SPAN_*_LIMIT and OTEL_ATTRIBUTE_*_LIMIT; unset, the SDK's defaults (its TracerProvider's). */
+function spanLimits (): Required<SpanLimits> {
   return {
-    attributeCountLimit: getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT') ?? getNumberFromEnv('OTEL_ATTRIBUTE_COUNT_LIMIT'),
-    attributeValueLengthLimit: getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT') ?? getNumberFromEnv('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'),
-    eventCountLimit: getNumberFromEnv('OTEL_SPAN_EVENT_COUNT_LIMIT'),
-    linkCountLimit: getNumberFromEnv('OTEL_SPAN_LINK_COUNT_LIMIT'),
-    attributePerEventCountLimit: getNumberFromEnv('OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT') ?? getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT'),
-    attributePerLinkCountLimit: getNumberFromEnv('OTEL_LINK_ATTRIBUTE_COUNT_LIMIT') ?? getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT')
+    attributeCountLimit: getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT') ?? getNumberFromEnv('OTEL_ATTRIBUTE_COUNT_LIMIT') ?? 128,
+    attributeValueLengthLimit: getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT') ?? getNumberFromEnv('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT') ?? Infinity,
+    eventCountLimit: getNumberFromEnv('OTEL_SPAN_EVENT_COUNT_LIMIT') ?? 128,
+    linkCountLimit: getNumberFromEnv('OTEL_SPAN_LINK_COUNT_LIMIT') ?? 128,
+    attributePerEventCountLimit: getNumberFromEnv('OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT') ?? getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT') ?? 128,
+    attributePerLinkCountLimit: getNumberFromEnv('OTEL_LINK_ATTRIBUTE_COUNT_LIMIT') ?? getNumberFromEnv('OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT') ?? 128
   }
 }
 
@@ -60,12 +60,14 @@ function spanLimits (): SpanLimits {
  * The tracer provider, registered as the API's, with its resource, propagators and limits from
  * OTEL_*; `serviceName` over the resource's when given. A context manager only with `contexts`:
  * the pg instrumentation finds a statement's parent span through it, and nothing else here needs
- * one (our spans are given their parents).
+ * one (our spans are given their parents). With it, the resource and the span limits, which the
+ * service's own spans take too (kept-span.ts).
  */
-export async function startTracerProvider (config: Pick<TracerProviderOptions, 'sampler' | 'idGenerator' | 'spanProcessors'>, { serviceName, contexts }: { serviceName?: string, contexts: boolean }): Promise<TracerProvider> {
+export async function startTracerProvider (config: Pick<TracerProviderOptions, 'spanProcessors'>, { serviceName, contexts }: { serviceName?: string, contexts: boolean }): Promise<{ provider: TracerProvider, resource: Resource, limits: Required<SpanLimits> }> {
   let resource = defaultResource().merge(detectResources({ detectors: detectors() }))
   if (serviceName !== undefined) resource = resource.merge(resourceFromAttributes({ 'service.name': serviceName }))
-  const provider = new TracerProvider({ ...config, resource, spanLimits: spanLimits() })
+  const limits = spanLimits()
+  const provider = new TracerProvider({ ...config, resource, spanLimits: limits })
   if (contexts) {
     const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks')
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
@@ -73,5 +75,5 @@ export async function startTracerProvider (config: Pick<TracerProviderOptions, '
   const propagators = await propagator()
   if (propagators !== undefined) propagation.setGlobalPropagator(propagators)
   trace.setGlobalTracerProvider(provider)
-  return provider
+  return { provider, resource, limits }
 }

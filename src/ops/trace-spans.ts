@@ -4,7 +4,8 @@ import type { OperationHandler } from '../openapi/routes/register.ts'
 import type { GuardTracer } from '../security/auth.ts'
 import type { CommitTracer } from '../store/group-commit.ts'
 import type { RowResult } from '../store/store.ts'
-import type { KeptSpan, Tracing } from './tracing.ts'
+import type { KeptSpan } from './kept-span.ts'
+import type { Tracing } from './tracing.ts'
 
 // The request's span, and what shows where its time went: attributes on it as each part ends,
 // its outcome and how long it took (the bearer guard; validation, the body read and checked; the
@@ -15,8 +16,8 @@ import type { KeptSpan, Tracing } from './tracing.ts'
 // trace_id and span_id. Attributes name outcomes, kinds and times, never a token, its hash, or a body.
 //
 // A request the sampler dropped has nothing: each hook here finds nothing on it and returns. A kept
-// request's span is a record until it ends (tracing.ts makes the spans in batches): the hooks here
-// write its attributes, and the commit its link. So is a commit's.
+// request's span is a record until it ends (kept-span.ts): the hooks here write its attributes, and
+// the commit its link. So is a commit's.
 
 // A failed request's span status.
 const FAILED: SpanStatus = Object.freeze({ code: SpanStatusCode.ERROR })
@@ -93,7 +94,7 @@ export function tracePlugin (tracing: Tracing): FastifyPluginCallback {
       const kept = tracing.arrive(request)
       if (kept !== undefined) {
         request[TRACED] = { kept, at: 'guard', since: kept.start }
-        ;(request.log as { [LOGGED_SPAN]?: SpanContext })[LOGGED_SPAN] = kept.spanContext
+        ;(request.log as { [LOGGED_SPAN]?: SpanContext })[LOGGED_SPAN] = kept.spanContext()
         answered(tracing, kept, reply)
       }
       next()
@@ -166,12 +167,12 @@ export function commitTracer (tracing: Tracing, system: string): CommitTracer {
       if (creates.length === 0) return await commit()
       // A trace of its own: it belongs to no one request more than to the others (and its first
       // create may be one the sampler dropped).
-      const span = tracing.begin('group commit', SpanKind.INTERNAL, { 'db.system.name': system, 'plant_store.batch.size': links.length }, creates.map((create): Link => ({ context: create.spanContext })))
+      const span = tracing.begin('group commit', SpanKind.INTERNAL, { 'db.system.name': system, 'plant_store.batch.size': links.length }, creates.map((create): Link => ({ context: create.spanContext() })))
       // And each create's span to the commit that held it: a slow create shows its commit.
-      for (const create of creates) create.links.push({ context: span.spanContext })
+      for (const create of creates) create.links.push({ context: span.spanContext() })
       try {
         // PostgreSQL's statements (the pg instrumentation) are this span's children.
-        const results = await context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext(span.spanContext)), commit)
+        const results = await context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext(span.spanContext())), commit)
         Object.assign(span.attributes, outcomes(results))
         return results
       } catch (err) {

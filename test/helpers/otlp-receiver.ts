@@ -22,6 +22,12 @@ export interface ReceivedSpan {
   /** 0 unset, 1 ok, 2 error. */
   status: number
   resource: Record<string, unknown>
+  /** Its instrumentation scope's name. */
+  scope: string
+  /** Its W3C trace state, '' if none. */
+  traceState: string
+  droppedAttributesCount: number
+  droppedLinksCount: number
 }
 
 export interface Receiver {
@@ -78,7 +84,11 @@ export async function startReceiver (t: Owner): Promise<Receiver> {
                 startTimeUnixNano: BigInt(span.startTimeUnixNano),
                 endTimeUnixNano: BigInt(span.endTimeUnixNano),
                 status: span.status?.code ?? 0,
-                resource
+                resource,
+                scope: scope.scope?.name ?? '',
+                traceState: span.traceState ?? '',
+                droppedAttributesCount: span.droppedAttributesCount ?? 0,
+                droppedLinksCount: span.droppedLinksCount ?? 0
               })
             }
           }

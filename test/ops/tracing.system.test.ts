@@ -187,3 +187,20 @@ t.test('OTEL_PROPAGATORS, OTEL_RESOURCE_ATTRIBUTES, OTEL_NODE_RESOURCE_DETECTORS
   t.notOk('host.name' in request.resource, 'not the host detector, not named')
   t.equal(Object.keys(request.attributes).length, 3, 'no more attributes than the limit')
 })
+
+t.test('a kept span carries what the SDK\'s spans carry: the caller\'s trace state, the service\'s scope, and the limits\' cuts, counted', async (t) => {
+  const receiver = await startReceiver(t)
+  const { create } = await tracedService(t, receiver, { OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4', OTEL_SPAN_LINK_COUNT_LIMIT: '0' })
+  await create({ traceparent: `00-${TRACE}-${CALLER}-01`, tracestate: 'vendor=value,other=x' })
+  await receiver.waitFor(() => receiver.spans.some((span) => span.traceId === TRACE) && byName(receiver.spans, 'group commit').length > 0, 'the create\'s span and its commit\'s')
+  const request = receiver.spans.find((span) => span.traceId === TRACE)!
+  t.equal(request.traceState, 'vendor=value,other=x', 'the caller\'s trace state, in the span\'s own ids')
+  t.equal(request.scope, 'plant-store', 'the service\'s instrumentation scope')
+  t.match(request.attributes, { 'http.request.method': 'POST', 'url.path': '/pla', 'http.route': '/pla', 'plant_store.auth.outcome': 'acce' }, 'strings cut at the length limit, numbers kept')
+  t.equal(request.attributes['http.response.status_code'], 200)
+  t.same(request.links, [], 'no link past the link limit')
+  t.equal(request.droppedLinksCount, 1, 'its commit\'s link, dropped and counted')
+  const commit = byName(receiver.spans, 'group commit')[0]!
+  t.equal(commit.traceState, '', 'a commit starts a trace of its own, with no state')
+  t.ok(commit.droppedLinksCount >= 1, `the commit's links to its creates, dropped and counted: ${commit.droppedLinksCount}`)
+})
