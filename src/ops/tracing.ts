@@ -40,8 +40,8 @@ const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[]
 // SDK's 5 s, spans wait at one in ten for a full export (a third of a second under load), long
 // enough to be promoted: some 10 MiB more peak RSS (docs/performance.md, "Traces").
 const EXPORT_DELAY_MS = 100
-// The service's spans' instrumentation scope, as its tracer would name it.
-const SCOPE = Object.freeze({ name: 'plant-store' })
+// The service's spans' instrumentation scope, as the SDK's tracer of that name gives it.
+const SCOPE = Object.freeze({ name: 'plant-store', version: undefined, schemaUrl: undefined })
 
 /** OTEL_TRACES_SAMPLER's sampler, from the SDK's classes, as the SDK builds it from the same variables. */
 function samplerOf ({ name, ratio }: TracingConfig['sampler']): Sampler {

@@ -204,3 +204,17 @@ t.test('a kept span carries what the SDK\'s spans carry: the caller\'s trace sta
   t.equal(commit.traceState, '', 'a commit starts a trace of its own, with no state')
   t.ok(commit.droppedLinksCount >= 1, `the commit's links to its creates, dropped and counted: ${commit.droppedLinksCount}`)
 })
+
+t.test('OTEL_TRACES_EXPORTER=console writes each kept span to stdout, as the SDK\'s console exporter prints it', async (t) => {
+  const { server, create } = await tracedService(t, 'http://127.0.0.1:9', { OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: '' })
+  await create({ traceparent: `00-${TRACE}-${CALLER}-01` })
+  // The request's span, printed after its commit's (which ends first).
+  const request = () => server.output().stdout.split('\n{\n').find((printed) => printed.includes("name: 'POST /plants'"))
+  for (const began = Date.now(); request() === undefined && Date.now() - began < 10_000;) await sleep(50)
+  const printed = request() ?? ''
+  t.match(printed, `traceId: '${TRACE}'`, 'the create\'s span, in the caller\'s trace')
+  t.match(printed, `spanId: '${CALLER}'`, 'under the caller\'s span')
+  t.match(printed, /duration: \d+(\.\d+)?,/, 'its duration, in µs')
+  t.match(printed, "'plant_store.validation.outcome': 'valid'", 'with its attributes')
+  t.match(printed, "instrumentationScope: { name: 'plant-store'", 'in the service\'s scope')
+})
